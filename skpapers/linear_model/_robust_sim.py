@@ -1,0 +1,9 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Placeholder: replaced by the method's implementation."""
+
+from sklearn.base import BaseEstimator
+
+
+class RobustSingleIndexRegressor(BaseEstimator):  # noqa: D101
+    pass

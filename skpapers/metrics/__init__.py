@@ -1,0 +1,16 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Metrics for the skpapers methods: subspaces, hierarchies, low-rank transport."""
+
+from skpapers.metrics._hierarchical import cluster_fairness, dasgupta_cost
+from skpapers.metrics._subspace import principal_angle, relative_restoration_error
+from skpapers.metrics._transport import class_transfer_accuracy, lowrank_ot_cost
+
+__all__ = [
+    "class_transfer_accuracy",
+    "cluster_fairness",
+    "dasgupta_cost",
+    "lowrank_ot_cost",
+    "principal_angle",
+    "relative_restoration_error",
+]
