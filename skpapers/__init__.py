@@ -10,8 +10,11 @@ registry :mod:`skpapers.registry`.
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "__version__",
+import importlib
+
+__all__ = ["__version__"]
+
+_SUBMODULES = (
     "cluster",
     "datasets",
     "decomposition",
@@ -21,4 +24,15 @@ __all__ = [
     "registry",
     "testing",
     "utils",
-]
+)
+
+
+def __getattr__(name):
+    """Import a subpackage on first access (``skpapers.cluster`` and so on)."""
+    if name in _SUBMODULES:
+        return importlib.import_module(f"skpapers.{name}")
+    raise AttributeError(f"module 'skpapers' has no attribute {name!r}")
+
+
+def __dir__():
+    return [*__all__, *_SUBMODULES]

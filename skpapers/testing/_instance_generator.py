@@ -21,3 +21,14 @@ PER_ESTIMATOR_XFAIL_CHECKS = {
     "transport_clustering": {},
     "robust_sim": {},
 }
+
+
+def _param_sets(name, cls, builtin):
+    """Parameter sets to test ``cls`` with: INIT_PARAMS, ``get_test_params()`` or defaults."""
+    if builtin and name in INIT_PARAMS:
+        params = INIT_PARAMS[name]
+    elif hasattr(cls, "get_test_params"):
+        params = cls.get_test_params()
+    else:
+        params = {}
+    return [params] if isinstance(params, dict) else list(params)
