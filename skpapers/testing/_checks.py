@@ -7,6 +7,7 @@ when the contract is broken.
 """
 
 import inspect
+import os
 import pickle
 import re
 import warnings
@@ -28,6 +29,7 @@ __all__ = [
     "check_pipeline_gridsearch_smoke",
     "check_registry_roundtrip",
     "check_routing_declared",
+    "process_id_scorer",
 ]
 
 _REQUIRED_SECTIONS = ("Parameters", "Attributes", "Examples")
@@ -188,3 +190,26 @@ def check_routing_declared(estimator):
     request = estimator.get_metadata_routing().fit.requests
     missing = sorted(set(metadata) - set(request))
     assert not missing, f"fit metadata {missing} cannot be requested with set_fit_request"
+
+
+def process_id_scorer(estimator, X, y=None):
+    """Scorer returning the id of the process it runs in.
+
+    Use it as one metric of a multi-metric ``GridSearchCV`` to check on which
+    processes (e.g. Dask workers) the fits ran.
+
+    Parameters
+    ----------
+    estimator : BaseEstimator
+        Fitted estimator (ignored).
+    X : array-like
+        Validation data (ignored).
+    y : array-like, default=None
+        Ignored.
+
+    Returns
+    -------
+    pid : float
+        ``os.getpid()`` of the scoring process.
+    """
+    return float(os.getpid())
