@@ -1,0 +1,129 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Command line: ``python -m skpapers {list, check DIST, demo}``."""
+
+import argparse
+import importlib
+import sys
+import time
+import traceback
+import warnings
+
+from skpapers import registry
+
+__all__ = ["main"]
+
+
+def _table(rows, header):
+    """Format rows as a fixed-width text table."""
+    rows = [tuple(str(cell) for cell in row) for row in rows]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    line = "  ".join(f"{{:<{w}}}" for w in widths)
+    return "\n".join(
+        [line.format(*header), line.format(*("-" * w for w in widths))]
+        + [line.format(*row) for row in rows]
+    )
+
+
+def _list(args):
+    rows = []
+    for spec in registry.specs():
+        status = "ok" if spec.shadowed_by is None else f"shadowed by {spec.shadowed_by}"
+        if args.load:
+            try:
+                registry.get(spec.name)
+            except registry.PluginLoadError as error:
+                status = f"broken: {type(error.__cause__).__name__}"
+        rows.append((spec.name, spec.value, spec.dist, spec.version, status))
+    print(_table(rows, ("name", "class", "distribution", "version", "status")))
+    return 0
+
+
+def _check(args):
+    from skpapers.testing import check_plugin
+
+    report = check_plugin(args.dist)
+    if not args.verbose:
+        shown = [r for r in report if r["status"] in ("failed", "xfail")]
+    else:
+        shown = report
+    rows = [(r["estimator"], r["check"], r["status"], r["reason"][:100]) for r in shown]
+    if rows:
+        print(_table(rows, ("estimator", "check", "status", "reason")))
+    counts = {}
+    for row in report:
+        key = (row["estimator"], row["status"])
+        counts[key] = counts.get(key, 0) + 1
+    print()
+    for name in sorted({row["estimator"] for row in report}):
+        summary = ", ".join(
+            f"{counts[(name, status)]} {status}"
+            for status in ("passed", "failed", "xfail", "skipped")
+            if (name, status) in counts
+        )
+        print(f"{name}: {summary}")
+    return 1 if any(row["status"] == "failed" for row in report) else 0
+
+
+def _demo(args):
+    from skpapers._demo import SECTIONS
+
+    failed = False
+    total = time.perf_counter()
+    print("skpapers demo: the four built-in methods on small embedded or generated data\n")
+    for name in SECTIONS:
+        start = time.perf_counter()
+        try:
+            module = importlib.import_module(f"skpapers._demo.{name}")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                rows = module.run()
+        except Exception:
+            failed = True
+            print(f"== {name}: FAILED ==\n{traceback.format_exc()}")
+            continue
+        seconds = time.perf_counter() - start
+        print(f"== {module.TITLE} ({seconds:.1f} s) ==")
+        body = [(metric, f"{value:.4g}", expected) for metric, value, expected in rows]
+        print(_table(body, ("metric", "value", "expected")), end="\n\n")
+    print(f"total {time.perf_counter() - total:.1f} s")
+    return 1 if failed else 0
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    print(f"{category.__name__}: {message}", file=sys.stderr)
+
+
+def main(argv=None):
+    """Run the skpapers command line.
+
+    Parameters
+    ----------
+    argv : list of str, default=None
+        Arguments; ``None`` reads ``sys.argv``.
+
+    Returns
+    -------
+    status : int
+        Process exit status.
+    """
+    parser = argparse.ArgumentParser(prog="python -m skpapers", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    listing = commands.add_parser("list", help="list the registered estimators")
+    listing.add_argument(
+        "--no-load",
+        dest="load",
+        action="store_false",
+        help="read metadata only; do not import the classes to validate them",
+    )
+    check = commands.add_parser("check", help="run the plugin contract on a distribution")
+    check.add_argument("dist", help="distribution name, e.g. skpapers-dummy-plugin")
+    check.add_argument("-v", "--verbose", action="store_true", help="show passed checks too")
+    commands.add_parser("demo", help="run a short demo of the four built-in methods")
+    args = parser.parse_args(argv)
+    warnings.showwarning = _show_warning
+    return {"list": _list, "check": _check, "demo": _demo}[args.command](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
