@@ -28,8 +28,10 @@ def _table(rows, header):
 def _list(args):
     rows = []
     for spec in registry.specs():
-        status = "ok" if spec.shadowed_by is None else f"shadowed by {spec.shadowed_by}"
-        if args.load:
+        status = "ok" if args.load else "not loaded"
+        if spec.shadowed_by is not None:
+            status = f"shadowed by {spec.shadowed_by}"
+        elif args.load:
             try:
                 registry.get(spec.name)
             except registry.PluginLoadError as error:
