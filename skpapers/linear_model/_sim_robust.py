@@ -1,0 +1,315 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Robust primitives of the single-index regressor, on arrays.
+
+Robust whitening, the covariate filter, extreme eigenvectors of implicit
+matrices, trimmed losses and the robust-mean aggregators of the gradient. The
+gradient matrix ``G = diag(c) [Z, 1]`` is never formed: every routine works with
+matrix-vector products on ``Z`` (O(nd) each).
+"""
+
+import numpy as np
+from scipy.linalg import eigh
+from scipy.sparse import csr_matrix
+from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
+from scipy.stats import chi2, trim_mean
+from sklearn.covariance import MinCovDet
+
+_MAD_TO_SD = 1.4826
+_HUBER_K = 1.345
+
+
+def trimmed_mse(r, eps):
+    """Mean of the ceil((1 - eps) m) smallest squared residuals (axis 0)."""
+    sq = np.square(r)
+    m = sq.shape[0]
+    k = min(max(int(np.ceil((1.0 - eps) * m)), 1), m)
+    if k < m:
+        sq = np.partition(sq, k - 1, axis=0)[:k]
+    return np.mean(sq, axis=0)
+
+
+def _inv_sqrt(S):
+    evals, evecs = eigh(S)
+    top = max(float(evals.max()), np.finfo(float).tiny)
+    evals = np.maximum(evals, 1e-12 * top)
+    return (evecs / np.sqrt(evals)) @ evecs.T
+
+
+def _median_mad(X):
+    med = np.median(X, axis=0)
+    mad = _MAD_TO_SD * np.median(np.abs(X - med), axis=0)
+    mad[~(mad > 0)] = 1.0
+    return med, mad
+
+
+def _trimmed_scatter(X, eps, n_steps=4):
+    """Two-sided trimmed C-steps from the coordinatewise median/MAD start."""
+    med, mad = _median_mad(X)
+    z0 = (X - med) / mad
+    d = X.shape[1]
+    dist = np.einsum("ij,ij->i", z0, z0)
+    for _ in range(n_steps):
+        if eps > 0:
+            lo, hi = np.quantile(dist, [eps, 1.0 - eps])
+            keep = (dist >= lo) & (dist <= hi)
+            sub = z0[keep]
+        else:
+            sub = z0
+        m = sub.mean(axis=0)
+        S = np.atleast_2d(np.cov(sub, rowvar=False, bias=False))
+        root = _inv_sqrt(S)
+        zc = (z0 - m) @ root
+        dist = np.einsum("ij,ij->i", zc, zc)
+    factor = np.median(dist) / chi2.ppf(0.5, d)
+    factor = factor if factor > 0 else 1.0
+    root = root / np.sqrt(factor)
+    Z = (z0 - m) @ root
+    return med + mad * m, root / mad[:, None], Z
+
+
+def robust_whitening(X, method, eps, random_state):
+    """Robust location mu and whitening W with Z = (X - mu) @ W.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features)
+        Covariates (never modified).
+    method : {"trimmed", "mcd", "diag"} or None
+        Scatter estimator; None means mu = 0, W = I and Z is X itself.
+    eps : float
+        Contamination (trimmed fraction).
+    random_state : RandomState
+        Used by "mcd".
+
+    Returns
+    -------
+    location : ndarray of shape (n_features,)
+    W : ndarray of shape (n_features, n_features)
+    Z : ndarray of shape (n_samples, n_features)
+    """
+    n, d = X.shape
+    if method is None:
+        return np.zeros(d, dtype=X.dtype), np.eye(d, dtype=X.dtype), X
+    if method == "diag":
+        med, mad = _median_mad(X)
+        return med, np.diag(1.0 / mad).astype(X.dtype), ((X - med) / mad).astype(X.dtype)
+    if method == "trimmed":
+        location, W, Z = _trimmed_scatter(X, eps)
+    else:  # "mcd"
+        mcd = MinCovDet(support_fraction=1.0 - eps, random_state=random_state).fit(X)
+        location, W = mcd.location_, _inv_sqrt(mcd.covariance_)
+        Z = (X - location) @ W
+    return location.astype(X.dtype), W.astype(X.dtype), Z.astype(X.dtype, copy=False)
+
+
+def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5)):
+    """Soft spectral filter of the covariates (Steinhardt style).
+
+    Down-weights points with large projections on the top eigenvector of the
+    weighted covariance until its eigenvalue is at the inlier level
+    ``(1 + sqrt(d/n))^2 + eps log(1/eps)``, never removing more than ``2 eps n``.
+
+    Returns
+    -------
+    keep : ndarray of shape (n_samples,), dtype=bool
+    """
+    n, d = Z.shape
+    w = np.ones(n)
+    if eps <= 0 or eps * n < 1:
+        return w > 0.5
+    threshold = (1.0 + np.sqrt(d / n)) ** 2 + eps * np.log(1.0 / eps)
+    budget = 2.0 * eps * n
+    v = rng.standard_normal(d)
+    v /= np.linalg.norm(v)
+    for round_ in range(max_rounds):
+        sw = w.sum()
+        m = (w @ Z) / sw
+        for _ in range(n_power[0] if round_ == 0 else n_power[1]):
+            cv = Z @ v - m @ v
+            u = Z.T @ (w * cv) - m * (w @ cv)
+            nu = np.linalg.norm(u)
+            if not nu > 0:
+                return w > 0.5
+            v = u / nu
+        tau = Z @ v - m @ v
+        lam = (w @ np.square(tau)) / sw
+        if lam <= threshold:
+            break
+        score = np.square(tau) * (np.abs(tau) > 3.0)
+        smax = score[w > 0].max()
+        if not smax > 0:
+            break
+        w_new = w * (1.0 - score / smax)
+        if n - w_new.sum() > budget:
+            break
+        w = w_new
+    return w > 0.5
+
+
+def _power_extreme(matvec, d, v0, largest, n_iter=300):
+    """Extreme eigenpair of a PSD operator by (shifted) power iteration."""
+    v = v0 / np.linalg.norm(v0)
+    shift = 0.0
+    if not largest:
+        top, _ = _power_extreme(matvec, d, v0, True, n_iter)
+        shift = top
+    for _ in range(n_iter):
+        u = matvec(v)
+        if not largest:
+            u = shift * v - u
+        nu = np.linalg.norm(u)
+        if not nu > 0:
+            break
+        v_new = u / nu
+        if np.linalg.norm(v_new - v) < 1e-10:
+            v = v_new
+            break
+        v = v_new
+    return float(v @ matvec(v)), v
+
+
+def extreme_eigenpairs(matvec, d, dtype, rng):
+    """Top and bottom eigenpairs of a symmetric operator given by ``matvec``.
+
+    Lanczos (``eigsh`` on a ``LinearOperator``) for d >= 3, power iteration
+    otherwise or when ARPACK fails; no d x d matrix is formed.
+    """
+    v0 = rng.standard_normal(d)
+    if d == 1:
+        e = np.ones(1)
+        lam = float(matvec(e)[0])
+        return (lam, e), (lam, e)
+    pairs = []
+    for which in ("LA", "SA"):
+        lam = None
+        if d >= 3:
+            op = LinearOperator((d, d), matvec=matvec, dtype=dtype)
+            try:
+                vals, vecs = eigsh(
+                    op, k=1, which=which, v0=v0.astype(dtype), tol=1e-6, maxiter=50 * d + 500
+                )
+                lam, vec = float(vals[0]), np.asarray(vecs[:, 0], dtype=float)
+            except (ArpackNoConvergence, ArpackError):
+                lam = None
+        if lam is None:
+            lam, vec = _power_extreme(matvec, d, v0, which == "LA")
+        pairs.append((lam, vec / np.linalg.norm(vec)))
+    return pairs[0], pairs[1]
+
+
+def huber_clip(r):
+    """Clip residuals at 1.345 * 1.4826 * MAD(r) (no-op when MAD = 0)."""
+    k = _HUBER_K * _MAD_TO_SD * np.median(np.abs(r - np.median(r)))
+    if not k > 0:
+        return r
+    return np.clip(r, -k, k)
+
+
+def _g_times(Z, c, v, with_one):
+    out = Z @ v[: Z.shape[1]]
+    if with_one:
+        out = out + v[-1]
+    return c * out
+
+
+def _gt_times(Z, c, u, with_one):
+    cu = c * u
+    head = Z.T @ cu
+    return np.append(head, cu.sum()) if with_one else head
+
+
+def _filter_mean(Z, c, eps, rng, with_one, state, n_rounds=4, n_power=(10, 3)):
+    m = c.shape[0]
+    k = int(np.ceil(2.0 * eps * m / n_rounds)) if eps > 0 else 0
+    if k == 0 or m - n_rounds * k < 1:
+        return _gt_times(Z, c, np.ones(m), with_one) / m
+    dim = Z.shape[1] + int(with_one)
+    v = state.get("v")
+    steps = n_power[1]
+    if v is None or v.shape[0] != dim:
+        v = rng.standard_normal(dim)
+        v /= np.linalg.norm(v)
+        steps = n_power[0]
+    w = np.ones(m)
+    for _ in range(n_rounds):
+        sw = w.sum()
+        mu = _gt_times(Z, c, w, with_one) / sw
+        for _ in range(steps):
+            gv = _g_times(Z, c, v, with_one)
+            u = _gt_times(Z, c, w * gv, with_one) / sw - mu * (mu @ v)
+            nu = np.linalg.norm(u)
+            if not nu > 0:
+                break
+            v = u / nu
+        tau = np.square(_g_times(Z, c, v, with_one) - mu @ v)
+        tau[w == 0] = -np.inf
+        w[np.argpartition(tau, m - k)[m - k :]] = 0.0
+    state["v"] = v
+    return _gt_times(Z, c, w, with_one) / w.sum()
+
+
+def _trimmed_coordinate_mean(Z, c, eps, with_one, block=16):
+    d = Z.shape[1]
+    out = np.empty(d + int(with_one))
+    for j in range(0, d, block):
+        out[j : j + block] = trim_mean(c[:, None] * Z[:, j : j + block], eps, axis=0)
+    if with_one:
+        out[-1] = trim_mean(c, eps)
+    return out
+
+
+def geometric_median(P, n_iter=200, tol=1e-10):
+    """Geometric median of the rows of ``P`` (Weiszfeld iterations)."""
+    x = np.median(P, axis=0)
+    for _ in range(n_iter):
+        dist = np.maximum(np.linalg.norm(P - x, axis=1), 1e-12)
+        w = 1.0 / dist
+        x_new = (w @ P) / w.sum()
+        if np.linalg.norm(x_new - x) <= tol * max(1.0, np.linalg.norm(x)):
+            return x_new
+        x = x_new
+    return x
+
+
+def _median_of_means(Z, c, eps, rng, with_one):
+    m = c.shape[0]
+    k = min(max(10, int(np.ceil(2.0 * eps * m)) + 1), m)
+    labels = np.empty(m, dtype=np.intp)
+    labels[rng.permutation(m)] = np.arange(m) % k
+    sizes = np.bincount(labels, minlength=k)
+    B = csr_matrix((c / sizes[labels], (labels, np.arange(m))), shape=(k, m))
+    means = np.asarray(B @ Z)
+    if with_one:
+        means = np.column_stack([means, np.asarray(B.sum(axis=1)).ravel()])
+    return geometric_median(means)
+
+
+def robust_mean(Z, c, eps, method, rng, with_one=True, state=None):
+    """Robust mean of the implicit rows ``c_i [z_i; 1]`` (or ``c_i z_i``).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (m, d)
+    c : ndarray of shape (m,)
+    eps : float
+        Contamination; 0 gives plain means for "filter" and "trimmed_mean".
+    method : {"filter", "huber", "trimmed_mean", "median_of_means", "mean"}
+        "huber" is the plain mean here (the clipping happens on the residuals).
+    rng : RandomState
+    with_one : bool, default=True
+        Append the ones column (the intercept coordinate).
+    state : dict or None
+        Warm start of the filter's power iterations, updated in place.
+
+    Returns
+    -------
+    mean : ndarray of shape (d + with_one,)
+    """
+    if method == "filter":
+        return _filter_mean(Z, c, eps, rng, with_one, {} if state is None else state)
+    if method == "trimmed_mean" and eps > 0:
+        return _trimmed_coordinate_mean(Z, c, eps, with_one)
+    if method == "median_of_means":
+        return _median_of_means(Z, c, eps, rng, with_one)
+    return _gt_times(Z, c, np.ones(c.shape[0]), with_one) / c.shape[0]
