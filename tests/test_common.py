@@ -24,8 +24,13 @@ from sklearn.utils import get_tags
 from skpapers import registry
 from skpapers.exceptions import SkpapersPluginWarning
 from skpapers.testing import parametrize_with_plugin_checks
-from skpapers.testing._checks import _constant_scorer, _fit, _outputs, _smoke_data
-from skpapers.testing._checks import process_id_scorer
+from skpapers.testing._checks import (
+    _constant_scorer,
+    _fit,
+    _outputs,
+    _smoke_data,
+    process_id_scorer,
+)
 from skpapers.testing._instance_generator import _param_sets
 
 pytestmark = pytest.mark.filterwarnings(
