@@ -12,14 +12,27 @@ INIT_PARAMS = {
     "upca": [{"n_components": 1}],
     "fair_hierarchical": [{}],
     "transport_clustering": [{"n_clusters": 3}],
-    "robust_sim": [{}],
+    "robust_sim": [{}, {"whiten": "diag", "aggregator": "median_of_means", "max_iter": 30}],
 }
 
 PER_ESTIMATOR_XFAIL_CHECKS = {
     "upca": {},
     "fair_hierarchical": {},
-    "transport_clustering": {},
-    "robust_sim": {},
+    "transport_clustering": {
+        "check_sample_weight_equivalence_on_dense_data": (
+            "the initialisation is random per sample (K-means seeds and the random half "
+            "of Q0 are drawn for every row), so repeating a point is not the same draw as "
+            "doubling its weight; the objective itself is weight-equivalent"
+        ),
+    },
+    "robust_sim": {
+        "check_regressors_train": (
+            "The default link 'gelu' is exact (output scale included, y is never "
+            "standardised) and gelu >= -0.17, so no GeLU single-index model fits the "
+            "check's standardised linear data: the best least-squares GeLU SIM (L-BFGS, "
+            "40 starts) has R^2 = 0.464 < 0.5 there; link='identity' reaches 0.80."
+        ),
+    },
 }
 
 

@@ -1,0 +1,145 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Generalized K-means by mirror descent (GKMS) on a registered cost.
+
+The registered cost ``C~`` (n x n) is given either densely, as an ndarray, or in
+factored form, as a pair ``(A, B)`` with ``C~ = A @ B.T``; the factored form
+never materialises an n x n matrix and costs O(n K p) per iteration, p the
+number of factor columns (d + 2 for the squared Euclidean cost).
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
+
+_G_MIN = 1e-18
+
+
+def _sqeuclidean_factors(X, Y):
+    """Factors (A, B) with ``A @ B.T == cdist(X, Y, "sqeuclidean")``."""
+    nx = np.einsum("ij,ij->i", X, X)
+    ny = np.einsum("ij,ij->i", Y, Y)
+    A = np.column_stack([nx, np.ones_like(nx), -2.0 * X])
+    B = np.column_stack([np.ones_like(ny), ny, Y])
+    return A, B
+
+
+def _sqeuclidean_scale(X, Y):
+    """Cheap upper bound of the largest squared distance between X and Y rows.
+
+    ``(max ||x - mu|| + max ||y - mu||)^2`` with ``mu`` the joint mean; 1 when the
+    points all coincide.
+    """
+    mu = (X.sum(axis=0) + Y.sum(axis=0)) / (X.shape[0] + Y.shape[0])
+    rx = np.sqrt(np.max(np.einsum("ij,ij->i", X - mu, X - mu)))
+    ry = np.sqrt(np.max(np.einsum("ij,ij->i", Y - mu, Y - mu)))
+    scale = (rx + ry) ** 2
+    return scale if scale > 0 else 1.0
+
+
+def _apply_cost(cost, Q):
+    """Return ``(C~ @ Q, C~.T @ Q)`` for a dense or factored registered cost."""
+    if isinstance(cost, tuple):
+        A, B = cost
+        return A @ (B.T @ Q), B @ (A.T @ Q)
+    return cost @ Q, cost.T @ Q
+
+
+def _gkm_objective(cost, Q):
+    """GKM objective ``<C~, Q diag(1/g) Q^T>`` with ``g = Q^T 1``."""
+    g = np.maximum(Q.sum(axis=0), _G_MIN)
+    U, _ = _apply_cost(cost, Q)
+    return float(np.sum(np.einsum("ik,ik->k", Q, U) / g))
+
+
+def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
+    """Mirror descent on the semi-relaxed generalized K-means problem.
+
+    Minimises ``F(Q) = sum_k q_k^T C~ q_k / g_k`` over nonnegative Q with row
+    sums ``a`` (columns free, ``g = Q^T 1``) by exponentiated-gradient steps in
+    the log domain, ``log Q <- log Q - gamma_t grad F(Q)`` followed by a row
+    renormalisation, with ``gamma_t = step_size / max|grad F(Q_t)|^2``.
+
+    Parameters
+    ----------
+    cost : ndarray of shape (n, n) or tuple (A, B)
+        Registered cost, dense or factored (``C~ = A @ B.T``).
+    log_q0 : ndarray of shape (n, K)
+        Logarithm of the initial row-stochastic matrix (rows sum to one;
+        ``-inf`` entries stay zero).
+    a : ndarray of shape (n,)
+        Row marginal of Q (nonnegative, sums to one).
+    step_size : float
+        ``gamma_0`` of the step rule.
+    max_iter : int
+        Maximum number of iterations.
+    tol : float, default=1e-10
+        Stop when the relative change of the objective falls below ``tol``.
+
+    Returns
+    -------
+    Q : ndarray of shape (n, K)
+        Soft assignment with row sums ``a``.
+    n_iter : int
+        Number of iterations run.
+    """
+    log_p = np.array(log_q0, dtype=np.float64)
+    P = np.exp(log_p)
+    Q = a[:, None] * P
+    f_prev = np.inf
+    n_iter = 0
+    while n_iter < max_iter:
+        n_iter += 1
+        g = np.maximum(Q.sum(axis=0), _G_MIN)
+        U, V = _apply_cost(cost, Q)
+        quad = np.einsum("ik,ik->k", Q, U)
+        grad = (U + V) / g - quad / g**2
+        f = float(np.sum(quad / g))
+        gmax = np.max(np.abs(grad))
+        if gmax == 0 or abs(f_prev - f) <= tol * abs(f):
+            break
+        f_prev = f
+        log_p -= (step_size / gmax**2) * grad
+        log_p -= np.max(log_p, axis=1, keepdims=True)
+        P = np.exp(log_p)
+        s = P.sum(axis=1, keepdims=True)
+        P /= s
+        log_p -= np.log(s)
+        Q = a[:, None] * P
+    return Q, n_iter
+
+
+def _init_log_q(Z, a, n_clusters, init, init_mix, rng):
+    """Log of the initial row-stochastic matrix ``(1 - mix) H + mix Rand``.
+
+    ``H`` is the one-hot K-means assignment of the rows of ``Z`` (weighted by
+    ``a``) for ``init="kmeans"``, the rows of a user array normalised to one, or
+    absent for ``init="random"`` (then ``Rand`` alone). ``Rand`` has |N(0, 1)|
+    entries normalised per row, as in the authors' code.
+    """
+    n = a.shape[0]
+    rand = np.abs(rng.standard_normal((n, n_clusters)))
+    rand /= rand.sum(axis=1, keepdims=True)
+    if isinstance(init, str) and init == "random":
+        return np.log(rand)
+    if isinstance(init, str):  # "kmeans"
+        km = KMeans(
+            n_clusters=n_clusters,
+            n_init=min(n_clusters, 10),
+            random_state=rng.randint(np.iinfo(np.int32).max),
+        )
+        with warnings.catch_warnings():
+            # duplicated points give fewer distinct clusters: the random part
+            # of the mixture revives the empty ones
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            labels = km.fit(Z, sample_weight=a if np.any(a > 0) else None).labels_
+        hard = np.zeros((n, n_clusters))
+        hard[np.arange(n), labels] = 1.0
+    else:
+        rows = init.sum(axis=1, keepdims=True)
+        hard = np.divide(init, rows, out=np.full_like(init, 1.0 / n_clusters), where=rows > 0)
+    mixed = (1.0 - init_mix) * hard + init_mix * rand
+    with np.errstate(divide="ignore"):
+        return np.log(mixed)
