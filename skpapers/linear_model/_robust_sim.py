@@ -499,7 +499,8 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
             Predicted responses.
         """
-        return np.asarray(self.link_.f(self._decision(X)), dtype=np.float64)
+        s = self._decision(X)
+        return np.asarray(self.link_.f(s), dtype=np.float64)
 
     def robust_score(self, X, y):
         """Negated trimmed mean squared error (greater is better).
