@@ -37,6 +37,7 @@ from skpapers.testing._checks import (
     check_pipeline_gridsearch_smoke,
     check_registry_roundtrip,
     check_routing_declared,
+    process_id_scorer,
 )
 from skpapers.testing._instance_generator import PER_ESTIMATOR_XFAIL_CHECKS, _param_sets
 
@@ -49,6 +50,7 @@ __all__ = [
     "check_registry_roundtrip",
     "check_routing_declared",
     "parametrize_with_plugin_checks",
+    "process_id_scorer",
 ]
 
 
