@@ -1,0 +1,360 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tree operators of the fair hierarchical clustering papers, on a mutable tree.
+
+[NeurIPS23] Knittel, Springer, Dickerson, Hajiaghayi, "Fair, Polylog-Approximate
+Low-Cost Hierarchical Clustering" (SplitRoot, MakeFair: subtree deletion and
+insertion, shallow folding). [ICML23] the same authors, "Generalized Reductions:
+Making any Hierarchical Clustering Fair and Balanced with Low Cost"
+(RebalanceTree, RefineRebalanceTree, level abstraction, FairHC).
+
+Every operator is iterative (explicit stacks, parent-pointer walks); sizes and
+per-group counts stay valid after each operation. Updates walk only the path
+between the moved subtree and the node whose size does not change.
+"""
+
+import math
+
+import numpy as np
+
+from skpapers.cluster._hc_tree import HierarchyTree
+
+__all__ = [
+    "WorkTree",
+    "fair_hc",
+    "make_fair",
+    "rebalance_tree",
+    "refine_rebalance_tree",
+    "split_root",
+]
+
+_EMPTY = -1  # an empty SplitRoot slot (padding child of size 0)
+
+
+class WorkTree:
+    """Mutable hierarchy: child lists, parent pointers, sizes and group counts.
+
+    Parameters
+    ----------
+    tree : HierarchyTree
+        Initial hierarchy (typically the binary vanilla tree).
+    groups : ndarray of shape (n_leaves,)
+        Integer group code of every leaf, ``0 .. n_groups - 1``.
+    n_groups : int
+        Number of groups.
+    rng : numpy.random.Generator or None
+        Tie-breaking between equal keys; ``None`` breaks ties by node id.
+    """
+
+    def __init__(self, tree, groups, n_groups, rng=None):
+        n_nodes = tree.n_nodes
+        ptr = tree.children_ptr.tolist()
+        kids = tree.children.tolist()
+        self.ch = [kids[ptr[u] : ptr[u + 1]] for u in range(n_nodes)]
+        self.par = tree.parent.tolist()
+        self.sz = tree.size.tolist()
+        self.n_leaves = tree.n_leaves
+        self.root = tree.root
+        onehot = np.zeros((tree.n_leaves + 1, n_groups), dtype=np.int64)
+        onehot[np.arange(1, tree.n_leaves + 1), groups[tree.order]] = 1
+        cum = np.cumsum(onehot, axis=0)
+        self.cnt = np.empty((2 * n_nodes + 16, n_groups), dtype=np.int64)
+        self.cnt[:n_nodes] = cum[tree.right] - cum[tree.left]
+        self.rng = rng
+        self.split_stalled = 0  # SplitRoot calls that stopped: no move could help
+        self.split_capped = 0  # SplitRoot calls that hit max_iter
+
+    # -- primitives ---------------------------------------------------------
+    def new_node(self, children):
+        """Create a node with ``children``; return its id."""
+        q = len(self.par)
+        if q >= self.cnt.shape[0]:
+            grown = np.empty((2 * self.cnt.shape[0], self.cnt.shape[1]), dtype=np.int64)
+            grown[:q] = self.cnt[:q]
+            self.cnt = grown
+        self.par.append(-1)
+        self.ch.append(list(children))
+        self.sz.append(sum(self.sz[c] for c in children))
+        self.cnt[q] = self.cnt[children].sum(axis=0)
+        for c in children:
+            self.par[c] = q
+        return q
+
+    def replace_child(self, p, old, new):
+        """Put ``new`` in ``old``'s place among the children of ``p``."""
+        kids = self.ch[p]
+        kids[kids.index(old)] = new
+        self.par[new] = p
+
+    def _update_path(self, start, stop, sign, v):
+        """Add ``sign * (size, counts)`` of ``v`` from ``start`` up to ``stop`` (excluded)."""
+        path = []
+        u = start
+        d = sign * self.sz[v]
+        while u != stop:
+            self.sz[u] += d
+            path.append(u)
+            u = self.par[u]
+        if path:
+            self.cnt[path] += sign * self.cnt[v]
+
+    def detach(self, v, stop):
+        """Remove subtree ``v``; sizes change strictly below ``stop``; contract unary parents."""
+        p = self.par[v]
+        self.ch[p].remove(v)
+        self.par[v] = -1
+        self._update_path(p, stop, -1, v)
+        if p != stop and len(self.ch[p]) == 1:
+            (c,) = self.ch[p]
+            self.replace_child(self.par[p], p, c)
+            self.ch[p] = []
+            self.par[p] = -2  # dead
+
+    def insert_at(self, v, u, stop):
+        """del_ins second half: a new node ``{u, v}`` takes ``u``'s place."""
+        g = self.par[u]
+        kids = self.ch[g]
+        idx = kids.index(u)
+        q = self.new_node([u, v])
+        kids[idx] = q
+        self.par[q] = g
+        self._update_path(g, stop, +1, v)
+        return q
+
+    def fold(self, nodes):
+        """Shallow fold: one node whose children are the union of the nodes' children."""
+        kids = []
+        for t in nodes:
+            if self.ch[t]:
+                kids.extend(self.ch[t])
+                self.ch[t] = []
+                self.par[t] = -2
+            else:
+                kids.append(t)
+        return self.new_node(kids)
+
+    def level_abstract(self, r, levels):
+        """Make the depth-``levels`` descendants of ``r`` (and shallower leaves) its children."""
+        frontier = list(self.ch[r])
+        for _ in range(levels - 1):
+            nxt = []
+            for u in frontier:
+                if self.ch[u]:
+                    nxt.extend(self.ch[u])
+                    self.ch[u] = []
+                    self.par[u] = -2
+                else:
+                    nxt.append(u)
+            frontier = nxt
+        self.ch[r] = frontier
+        for c in frontier:
+            self.par[c] = r
+
+    # -- keys ---------------------------------------------------------------
+    def _order(self, nodes, key):
+        """Return indices sorting ``nodes`` by ``key`` (ties by node id or at random)."""
+        second = self.rng.random(len(nodes)) if self.rng is not None else np.asarray(nodes)
+        return np.lexsort((second, key))
+
+    def extreme_child(self, u, largest):
+        """Largest (or smallest) child of ``u``, ties by node id."""
+        kids = self.ch[u]
+        sz = self.sz
+        if largest:
+            return max(kids, key=lambda c: (sz[c], -c))
+        return min(kids, key=lambda c: (sz[c], c))
+
+    # -- output -------------------------------------------------------------
+    def to_hierarchy(self):
+        """Compact into a :class:`HierarchyTree` (internal nodes renumbered in BFS order)."""
+        n = self.n_leaves
+        internal = []
+        queue = [self.root]
+        i = 0
+        while i < len(queue):
+            u = queue[i]
+            i += 1
+            if self.ch[u]:
+                internal.append(u)
+                queue.extend(self.ch[u])
+        new_id = {u: n + j for j, u in enumerate(internal)}
+        n_nodes = n + len(internal)
+        parent = np.full(n_nodes, -1, dtype=np.intp)
+        counts = np.zeros(n_nodes, dtype=np.intp)
+        flat = []
+        old = np.arange(n).tolist() + internal
+        for u in internal:
+            kids = [c if c < n else new_id[c] for c in self.ch[u]]
+            if len(kids) < 2:
+                raise RuntimeError("internal error: unary node left in the hierarchy")
+            counts[new_id[u]] = len(kids)
+            flat.extend(kids)
+            parent[kids] = new_id[u]
+        ptr = np.zeros(n_nodes + 1, dtype=np.intp)
+        np.cumsum(counts, out=ptr[1:])
+        # CSR needs children grouped by parent id order: internal ids are in BFS order
+        return HierarchyTree(parent, ptr, np.asarray(flat, dtype=np.intp), self.cnt[old])
+
+
+def split_root(t, r, h, eps, max_iter):
+    """SplitRoot [NeurIPS23]: give ``r`` h children of size in [(1/h - eps)m, (1/h + eps)m].
+
+    Moves subtrees from the largest child into the smallest (subtree deletion and
+    insertion) until every child is inside the window, no move can help, or
+    ``max_iter`` moves were made. Returns True when the window was reached.
+    """
+    m = t.sz[r]
+    kids = t.ch[r]
+    while len(kids) > h:  # more children than slots: pair the two smallest
+        order = t._order(kids, [t.sz[c] for c in kids])
+        a, b = kids[order[0]], kids[order[1]]
+        kids.remove(a)
+        kids.remove(b)
+        q = t.new_node([a, b])
+        kids.append(q)
+        t.par[q] = r
+    kids.extend([_EMPTY] * (h - len(kids)))
+    lo, hi, mean = (1 / h - eps) * m, (1 / h + eps) * m, m / h
+    sz = t.sz
+    converged = False
+    for _ in range(max_iter):
+        sizes = [sz[s] if s != _EMPTY else 0 for s in kids]
+        order = t._order(kids, sizes)
+        imin, imax = order[0], order[-1]
+        smin, smax = sizes[imin], sizes[imax]
+        if smin >= lo and smax <= hi:
+            converged = True
+            break
+        target = min(mean - smin, smax - mean)
+        v = kids[imax]
+        while t.ch[v] and sz[v] > target:
+            v = t.extreme_child(v, largest=True)
+        if smin + sz[v] >= smax:  # the move cannot shrink the size range
+            break
+        u = kids[imin]
+        if u != _EMPTY:
+            while t.ch[u] and sz[t.extreme_child(u, largest=True)] >= sz[v]:
+                u = t.extreme_child(u, largest=False)
+        if t.par[v] == r:
+            kids[imax] = _EMPTY
+            t.par[v] = -1
+        else:
+            t.detach(v, stop=r)
+        if u == _EMPTY:
+            kids[imin] = v
+            t.par[v] = r
+        else:
+            t.insert_at(v, u, stop=r)
+    else:
+        sizes = [sz[s] if s != _EMPTY else 0 for s in kids]
+        converged = min(sizes) >= lo and max(sizes) <= hi
+        t.split_capped += not converged
+    t.ch[r] = [s for s in kids if s != _EMPTY]
+    t.split_stalled += not converged
+    return converged
+
+
+def fold_stride(t, r, k):
+    """Fold the children of ``r`` into ``k`` stride groups of the colour-sorted list.
+
+    Children are sorted by the proportion of the group whose proportions spread
+    most among them (the only group for two colours, up to symmetry); group ``i``
+    holds the children at sorted positions ``i, i + k, i + 2k, ...``.
+    """
+    kids = t.ch[r]
+    if len(kids) <= k:
+        return
+    idx = np.asarray(kids)
+    prop = t.cnt[idx] / np.asarray([t.sz[c] for c in kids], dtype=np.float64)[:, None]
+    colour = int(np.argmax(prop.max(axis=0) - prop.min(axis=0)))
+    order = t._order(kids, -prop[:, colour])
+    ranked = [kids[i] for i in order]
+    new = []
+    for i in range(k):
+        group = ranked[i::k]
+        new.append(t.fold(group) if len(group) > 1 else group[0])
+    t.ch[r] = new
+    for c in new:
+        t.par[c] = r
+
+
+def make_fair(t, h, k, eps, max_iter):
+    """MakeFair [NeurIPS23]: SplitRoot then stride folding, top-down on a work stack.
+
+    Nodes smaller than ``max(h, ceil(1 / (2 eps)))`` are left unchanged.
+    """
+    threshold = max(h, math.ceil(1 / (2 * eps)))
+    stack = [t.root]
+    while stack:
+        r = stack.pop()
+        if t.sz[r] < threshold or not t.ch[r]:
+            continue
+        split_root(t, r, h, eps, max_iter)
+        fold_stride(t, r, k)
+        stack.extend(t.ch[r])
+
+
+def rebalance_tree(t):
+    """RebalanceTree [ICML23]: every split of the binary tree into [1/3, 2/3]."""
+    stack = [t.root]
+    sz = t.sz
+    while stack:
+        r = stack.pop()
+        if not t.ch[r]:
+            continue
+        m = sz[r]
+        v = r
+        c = t.extreme_child(v, largest=True)
+        while sz[c] >= 2 * m / 3:
+            v = c
+            c = t.extreme_child(v, largest=True)
+        v = c
+        if t.par[v] != r:  # tree_rebalance(v, r): r's children become {v, rest}
+            t.detach(v, stop=r)
+            rest = t.new_node(t.ch[r])
+            t.ch[r] = [v, rest]
+            t.par[v] = r
+            t.par[rest] = r
+        stack.extend(t.ch[r])
+
+
+def refine_rebalance_tree(t, eps):
+    """RefineRebalanceTree [ICML23]: every node of size > 1/(2 eps) split within 1/2 +- eps."""
+    stack = [t.root]
+    sz = t.sz
+    while stack:
+        r = stack.pop()
+        m = sz[r]
+        if not t.ch[r] or eps <= 1 / (2 * m):
+            continue
+        for _ in range(m):  # each move shrinks the big side by at least one leaf
+            big = t.extreme_child(r, largest=True)
+            small = t.extreme_child(r, largest=False)
+            if sz[big] < (0.5 + eps) * m:
+                break
+            s = sz[big] - m / 2  # SubtreeSearch(r, s)
+            x = big
+            while t.ch[x] and sz[t.extreme_child(x, largest=False)] > s:
+                x = t.extreme_child(x, largest=True)
+            v = t.extreme_child(x, largest=False) if t.ch[x] else x
+            if v == big or sz[v] >= sz[big] - sz[small]:
+                break
+            u = small
+            while t.ch[u] and sz[t.extreme_child(u, largest=True)] >= sz[v]:
+                u = t.extreme_child(u, largest=False)
+            t.detach(v, stop=r)
+            t.insert_at(v, u, stop=r)
+        stack.extend(t.ch[r])
+
+
+def fair_hc(t, h, k):
+    """FairHC [ICML23]: level abstraction to depth log2(h), stride folding, top-down."""
+    levels = int(round(math.log2(h)))
+    stack = [t.root]
+    while stack:
+        r = stack.pop()
+        if not t.ch[r] or all(not t.ch[c] for c in t.ch[r]):
+            continue
+        t.level_abstract(r, levels)
+        fold_stride(t, r, k)
+        stack.extend(t.ch[r])

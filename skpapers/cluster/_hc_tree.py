@@ -1,0 +1,292 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Arrays-only k-ary hierarchy, conversions from scipy/sklearn formats, cuts.
+
+Every traversal here is iterative (explicit stacks or row-order sweeps): an
+average-linkage tree can be ``n - 1`` levels deep.
+"""
+
+import heapq
+import numbers
+
+import numpy as np
+from scipy import sparse
+
+__all__ = ["HierarchyTree", "as_hierarchy"]
+
+
+class HierarchyTree:
+    """A rooted k-ary hierarchy stored in flat arrays (picklable, no objects).
+
+    Leaves are nodes ``0 .. n_leaves - 1`` in sample order; internal nodes are
+    ``n_leaves .. n_nodes - 1`` (in the fitted ``tree_`` they are numbered in
+    breadth-first order, so the root is ``n_leaves``). Children are stored in CSR form: the
+    children of node ``u`` are ``children[children_ptr[u]:children_ptr[u + 1]]``.
+
+    Parameters
+    ----------
+    parent : ndarray of shape (n_nodes,)
+        Parent of every node, ``-1`` for the root.
+    children_ptr : ndarray of shape (n_nodes + 1,)
+        CSR offsets into ``children``.
+    children : ndarray of shape (n_nodes - 1,)
+        Concatenated child lists.
+    group_counts : ndarray of shape (n_nodes, n_groups), default=None
+        Number of leaves of each group below every node; ``None`` means one group.
+
+    Attributes
+    ----------
+    n_leaves : int
+        Number of leaves (samples).
+    n_nodes : int
+        Number of nodes, leaves included.
+    root : int
+        Root node id (the node without a parent).
+    order : ndarray of shape (n_leaves,)
+        Leaves in depth-first order: every node covers a contiguous range.
+    left, right : ndarray of shape (n_nodes,)
+        Range ``order[left[u]:right[u]]`` of the leaves below node ``u``.
+    size : ndarray of shape (n_nodes,)
+        Number of leaves below every node.
+    depth : ndarray of shape (n_nodes,)
+        Depth of every node (root = 0).
+    """
+
+    def __init__(self, parent, children_ptr, children, group_counts=None):
+        self.parent = np.asarray(parent, dtype=np.intp)
+        self.children_ptr = np.asarray(children_ptr, dtype=np.intp)
+        self.children = np.asarray(children, dtype=np.intp)
+        self.n_nodes = self.parent.shape[0]
+        n_child = np.diff(self.children_ptr)
+        self.n_leaves = int(np.count_nonzero(n_child == 0))
+        roots = np.flatnonzero(self.parent < 0)
+        if roots.shape[0] != 1:
+            raise ValueError("A hierarchy must have exactly one root.")
+        self.root = int(roots[0])
+        self.order, self.left, self.right, preorder = _intervals(
+            self.children_ptr, self.children, self.root, self.n_leaves
+        )
+        self.size = self.right - self.left
+        self.depth = np.zeros(self.n_nodes, dtype=np.intp)
+        for u in preorder[1:]:  # parents come before children in pre-order
+            self.depth[u] = self.depth[self.parent[u]] + 1
+        if group_counts is None:
+            group_counts = self.size[:, None].copy()
+        self.group_counts = np.asarray(group_counts, dtype=np.int64)
+
+    def children_of(self, node):
+        """Return the children of ``node`` (empty for a leaf)."""
+        return self.children[self.children_ptr[node] : self.children_ptr[node + 1]]
+
+    def leaves_of(self, node):
+        """Return the sample indices below ``node``."""
+        return self.order[self.left[node] : self.right[node]]
+
+    def cut(self, n_clusters=None, depth=None):
+        """Flat clusters of the hierarchy.
+
+        Parameters
+        ----------
+        n_clusters : int, default=None
+            Exact number of clusters, obtained top-down: the largest non-leaf
+            cluster is replaced by its children; when that would overshoot, its
+            children are split off one at a time (largest first) and the rest
+            is kept as one union of siblings. ``None`` (and ``depth=None``):
+            the root's children.
+        depth : int, default=None
+            Cut at this depth instead: the nodes at that depth, plus the leaves
+            above it.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_leaves,)
+            Contiguous labels ``0 .. K - 1``.
+        """
+        if n_clusters is not None and depth is not None:
+            raise ValueError("Pass n_clusters or depth, not both.")
+        if depth is not None:
+            members = [[u] for u in self._nodes_at_depth(depth)]
+        elif n_clusters is None:
+            members = [[int(u)] for u in self.children_of(self.root)] or [[self.root]]
+        else:
+            members = self._cut_exact(n_clusters)
+        labels = np.empty(self.n_leaves, dtype=np.intp)
+        for lab, nodes in enumerate(members):
+            for u in nodes:
+                labels[self.leaves_of(u)] = lab
+        return labels
+
+    def _nodes_at_depth(self, depth):
+        leaf = np.diff(self.children_ptr) == 0
+        mask = (self.depth == depth) | (leaf & (self.depth < depth))
+        return [int(u) for u in np.flatnonzero(mask)]
+
+    def _cut_exact(self, n_clusters):
+        if not isinstance(n_clusters, numbers.Integral) or n_clusters < 1:
+            raise ValueError(f"n_clusters must be a positive integer, got {n_clusters!r}.")
+        if n_clusters > self.n_leaves:
+            raise ValueError(
+                f"n_clusters = {n_clusters} exceeds the number of samples "
+                f"n_samples = {self.n_leaves}."
+            )
+        heap = [(-int(self.size[self.root]), self.root)]
+        done = []  # leaves popped from the heap
+        count = 1
+        while count < n_clusters:
+            neg, u = heapq.heappop(heap)
+            kids = sorted(self.children_of(u), key=lambda c: (-self.size[c], c))
+            if count - 1 + len(kids) <= n_clusters:
+                for c in kids:
+                    heapq.heappush(heap, (-int(self.size[c]), int(c)))
+                count += len(kids) - 1
+            else:
+                need = n_clusters - count  # split off `need` children, keep the rest
+                for c in kids[:need]:
+                    heapq.heappush(heap, (-int(self.size[c]), int(c)))
+                done.append([int(c) for c in kids[need:]])
+                count = n_clusters
+        members = done + [[u] for _, u in sorted(heap, key=lambda t: t[1])]
+        return members
+
+    def to_linkage(self):
+        """Binarised scipy linkage matrix of the hierarchy.
+
+        A node with ``m > 2`` children becomes a chain of ``m - 1`` merges, all at
+        the node's height (its size), so heights are monotone. The extra chain
+        clusters exist only in this view.
+
+        Returns
+        -------
+        Z : ndarray of shape (n_leaves - 1, 4)
+            ``[a, b, height, size]`` rows in non-decreasing height order.
+        """
+        n = self.n_leaves
+        Z = np.empty((max(n - 1, 0), 4), dtype=np.float64)
+        zid = np.full(self.n_nodes, -1, dtype=np.intp)
+        zid[:n] = np.arange(n)
+        row = 0
+        for u in self._postorder():
+            kids = self.children_of(u)
+            if kids.shape[0] == 0:
+                continue
+            cur = zid[kids[0]]
+            cur_size = self.size[kids[0]]
+            for c in kids[1:]:
+                cur_size += self.size[c]
+                Z[row] = (cur, zid[c], self.size[u], cur_size)
+                cur = n + row
+                row += 1
+            zid[u] = cur
+        # stable sort by height keeps children before parents; remap the ids
+        perm = np.argsort(Z[:, 2], kind="stable")
+        inv = np.empty_like(perm)
+        inv[perm] = np.arange(perm.shape[0])
+        Z = Z[perm]
+        ids = Z[:, :2].astype(np.intp)
+        merged = ids >= n
+        ids[merged] = n + inv[ids[merged] - n]
+        Z[:, :2] = np.sort(ids, axis=1)
+        return Z
+
+    def _postorder(self):
+        out = []
+        stack = [self.root]
+        while stack:
+            u = stack.pop()
+            out.append(u)
+            stack.extend(self.children_of(u).tolist())
+        out.reverse()
+        return out
+
+
+def _intervals(children_ptr, children, root, n_leaves):
+    """Leaf order (DFS) and leaf interval [left, right) of every node."""
+    n_nodes = children_ptr.shape[0] - 1
+    left = np.zeros(n_nodes, dtype=np.intp)
+    right = np.zeros(n_nodes, dtype=np.intp)
+    order = np.empty(n_leaves, dtype=np.intp)
+    preorder = []
+    pos = 0
+    stack = [root]
+    ptr = children_ptr.tolist()
+    kids_all = children.tolist()
+    while stack:
+        u = stack.pop()
+        preorder.append(u)
+        a, b = ptr[u], ptr[u + 1]
+        left[u] = pos
+        if a == b:
+            if pos >= n_leaves:
+                raise ValueError("The hierarchy has more leaves than expected.")
+            order[pos] = u
+            pos += 1
+        else:
+            stack.extend(reversed(kids_all[a:b]))
+    if pos != n_leaves:
+        raise ValueError("The hierarchy does not reach every leaf from its root.")
+    # right = left + number of leaves: reverse pre-order accumulates sizes
+    size = np.zeros(n_nodes, dtype=np.intp)
+    parent_of = np.full(n_nodes, -1, dtype=np.intp)
+    counts = np.diff(children_ptr)
+    parent_of[children] = np.repeat(np.arange(n_nodes), counts)
+    size[counts == 0] = 1
+    size_l = size.tolist()
+    par_l = parent_of.tolist()
+    for u in reversed(preorder[1:]):
+        size_l[par_l[u]] += size_l[u]
+    right[:] = left + np.asarray(size_l, dtype=np.intp)
+    return order, left, right, preorder
+
+
+def _from_merges(merges, n):
+    """Parent array / CSR children of a binary tree given as (n - 1, 2) merges."""
+    merges = np.asarray(merges)
+    if merges.ndim != 2 or merges.shape[0] != n - 1 or merges.shape[1] < 2:
+        raise ValueError(f"Expected (n_samples - 1, 2) merges, got shape {merges.shape}.")
+    kids = merges[:, :2].astype(np.intp)
+    if not np.array_equal(kids, merges[:, :2]) or kids.min() < 0 or kids.max() > 2 * n - 3:
+        raise ValueError("Merge ids must be integers in [0, 2 * n_samples - 2).")
+    n_nodes = 2 * n - 1
+    parent = np.full(n_nodes, -1, dtype=np.intp)
+    flat = kids.ravel()
+    if np.unique(flat).shape[0] != flat.shape[0]:
+        raise ValueError("A node is merged twice: not a valid hierarchy.")
+    parent[flat] = np.repeat(np.arange(n, n_nodes), 2)
+    ptr = np.concatenate([np.zeros(n + 1, dtype=np.intp), 2 * np.arange(1, n)])
+    return parent, ptr, flat
+
+
+def as_hierarchy(tree, n_samples=None):
+    """Convert a ``HierarchyTree``, scipy linkage ``Z`` or sklearn ``children_``.
+
+    Parameters
+    ----------
+    tree : HierarchyTree or array-like of shape (n - 1, 4) or (n - 1, 2)
+        The hierarchy.
+    n_samples : int, default=None
+        Expected number of leaves (checked when given).
+
+    Returns
+    -------
+    tree : HierarchyTree
+    """
+    if isinstance(tree, HierarchyTree):
+        out = tree
+    else:
+        if sparse.issparse(tree):
+            raise TypeError("tree must be a HierarchyTree, a linkage matrix or children_.")
+        arr = np.asarray(tree)
+        if arr.ndim != 2 or arr.shape[1] not in (2, 4):
+            raise ValueError(
+                "tree must be a HierarchyTree, a scipy linkage matrix of shape "
+                f"(n - 1, 4) or an sklearn children_ array (n - 1, 2); got shape {arr.shape}."
+            )
+        if not np.issubdtype(arr.dtype, np.number) or not np.all(np.isfinite(arr)):
+            raise ValueError("tree must hold finite numbers.")
+        n = arr.shape[0] + 1
+        out = HierarchyTree(*_from_merges(arr, n))
+    if n_samples is not None and out.n_leaves != n_samples:
+        raise ValueError(
+            f"The tree has {out.n_leaves} leaves but the data has {n_samples} samples."
+        )
+    return out
