@@ -1,8 +1,152 @@
 # Authors: The skpapers developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Placeholder: replaced by the method's implementation."""
+"""Synthetic data of unlabeled PCA: a subspace whose samples have permuted entries."""
+
+import numbers
+
+import numpy as np
+from sklearn.utils import check_random_state
+
+from skpapers.utils._param_validation import Interval, StrOptions, validate_params
+
+__all__ = ["make_permuted_subspace"]
 
 
+def _random_permutations(rng, n_rows, k):
+    """``n_rows`` uniformly random permutations of ``range(k)``, none the identity."""
+    perms = np.argsort(rng.random((n_rows, k)), axis=1)
+    identity = np.all(perms == np.arange(k), axis=1)
+    while identity.any():
+        perms[identity] = np.argsort(rng.random((identity.sum(), k)), axis=1)
+        identity = np.all(perms == np.arange(k), axis=1)
+    return perms
 
-def make_permuted_subspace(*args, **kwargs):  # noqa: D103
-    raise NotImplementedError
+
+@validate_params(
+    {
+        "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
+        "n_features": [Interval(numbers.Integral, 2, None, closed="left")],
+        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
+        "outlier_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
+        "shuffled_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
+        "noise": [Interval(numbers.Real, 0, None, closed="left")],
+        "outlier_type": [StrOptions({"shuffle", "random"})],
+        "missing_ratio": [Interval(numbers.Real, 0, 1, closed="left")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def make_permuted_subspace(
+    n_samples=500,
+    n_features=50,
+    n_components=3,
+    *,
+    outlier_ratio=0.9,
+    shuffled_ratio=0.1,
+    noise=0.01,
+    outlier_type="shuffle",
+    missing_ratio=0.0,
+    random_state=None,
+):
+    """Generate samples of a linear subspace, some with permuted entries.
+
+    The corruption model of unlabeled PCA (authors' synthetic generators, in the
+    scikit-learn orientation: one sample per row). A random ``n_components``
+    dimensional subspace of ``R^n_features`` is drawn, with samples ``x*_j = c_j
+    @ components`` (``c_j ~ N(0, I / n_components)``) scaled to unit norm. Noise
+    rows of norm ``noise`` are added and the rows renormalised. In
+    ``floor(outlier_ratio * n_samples)`` samples at random positions,
+    ``floor(shuffled_ratio * n_features)`` entries at random positions are
+    shuffled among themselves (never by the identity); with
+    ``outlier_type="random"`` those samples are replaced by random unit vectors
+    instead.
+
+    Parameters
+    ----------
+    n_samples : int, default=500
+        Number of samples (the paper's n).
+    n_features : int, default=50
+        Ambient dimension (the paper's m).
+    n_components : int, default=3
+        Dimension of the subspace, smaller than ``n_features``.
+    outlier_ratio : float in [0, 1], default=0.9
+        Fraction of corrupted (permuted) samples.
+    shuffled_ratio : float in [0, 1], default=0.1
+        Fraction ``alpha`` of the entries shuffled in each permuted sample; 1 is a
+        dense permutation. Needs ``floor(shuffled_ratio * n_features) >= 2`` when
+        samples are shuffled.
+    noise : float, default=0.01
+        Norm of the noise added to each (unit-norm) sample.
+    outlier_type : {"shuffle", "random"}, default="shuffle"
+        Shuffled entries, or random unit vectors (the paper's Fig. 1 "random
+        outliers").
+    missing_ratio : float in [0, 1), default=0.0
+        Fraction of entries set to NaN, uniformly at random (missing completely at
+        random), after the permutation.
+    random_state : int, RandomState instance or None, default=None
+        Seed of every random draw.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_features)
+        Observed samples (noisy, partly permuted, NaN where missing).
+    X_true : ndarray of shape (n_samples, n_features)
+        The clean unit-norm samples ``x*_j``, in the true feature order.
+    components : ndarray of shape (n_components, n_features)
+        Orthonormal basis (rows) of the subspace.
+    permuted_mask : ndarray of shape (n_samples,) of bool
+        Samples that were corrupted.
+
+    See Also
+    --------
+    skpapers.decomposition.UnlabeledPCA : Restores such samples.
+
+    Notes
+    -----
+    Whether the JMLR paper masks entries before or after permuting could not be
+    checked; here the mask is drawn after permuting, independently of it.
+
+    Examples
+    --------
+    >>> from skpapers.datasets import make_permuted_subspace
+    >>> X, X_true, components, permuted = make_permuted_subspace(random_state=0)
+    >>> X.shape, components.shape, int(permuted.sum())
+    ((500, 50), (3, 50), 450)
+    """
+    if n_components >= n_features:
+        raise ValueError(
+            f"n_components = {n_components} must be smaller than n_features = {n_features}."
+        )
+    rng = check_random_state(random_state)
+    U, _ = np.linalg.qr(rng.standard_normal((n_features, n_components)))
+    components = U.T
+    X_true = rng.standard_normal((n_samples, n_components)) / np.sqrt(n_components) @ components
+    X_true /= np.linalg.norm(X_true, axis=1, keepdims=True)
+    E = rng.standard_normal((n_samples, n_features))
+    E *= noise / np.linalg.norm(E, axis=1, keepdims=True)
+    X = X_true + E
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+
+    n_out = int(np.floor(outlier_ratio * n_samples))
+    permuted_mask = np.zeros(n_samples, dtype=bool)
+    rows = rng.permutation(n_samples)[:n_out]
+    permuted_mask[rows] = True
+    if n_out and outlier_type == "random":
+        R = rng.standard_normal((n_out, n_features))
+        X[rows] = R / np.linalg.norm(R, axis=1, keepdims=True)
+    elif n_out:
+        k = int(np.floor(shuffled_ratio * n_features))
+        if k < 2:
+            raise ValueError(
+                f"shuffled_ratio * n_features = {shuffled_ratio * n_features:g} leaves fewer "
+                "than 2 entries to shuffle; raise shuffled_ratio or n_features."
+            )
+        positions = np.argsort(rng.random((n_out, n_features)), axis=1)[:, :k]
+        perms = _random_permutations(rng, n_out, k)
+        values = np.take_along_axis(X[rows], positions, axis=1)
+        shuffled = X[rows]
+        np.put_along_axis(shuffled, positions, np.take_along_axis(values, perms, axis=1), axis=1)
+        X[rows] = shuffled
+    if missing_ratio > 0:
+        X[rng.random(X.shape) < missing_ratio] = np.nan
+    return X, X_true, components, permuted_mask
