@@ -44,7 +44,11 @@ def _list(args):
 def _check(args):
     from skpapers.testing import check_plugin
 
-    report = check_plugin(args.dist)
+    try:
+        report = check_plugin(args.dist)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     if not args.verbose:
         shown = [r for r in report if r["status"] in ("failed", "xfail")]
     else:
@@ -123,8 +127,12 @@ def main(argv=None):
     check.add_argument("-v", "--verbose", action="store_true", help="show passed checks too")
     commands.add_parser("demo", help="run a short demo of the four built-in methods")
     args = parser.parse_args(argv)
-    warnings.showwarning = _show_warning
-    return {"list": _list, "check": _check, "demo": _demo}[args.command](args)
+    command = {"list": _list, "check": _check, "demo": _demo}[args.command]
+    original, warnings.showwarning = warnings.showwarning, _show_warning
+    try:
+        return command(args)
+    finally:
+        warnings.showwarning = original
 
 
 if __name__ == "__main__":

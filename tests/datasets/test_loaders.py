@@ -1,0 +1,68 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Loaders of the real data files: shapes, protected groups, paths and errors."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from skpapers.datasets import (
+    load_adult,
+    load_bank,
+    load_breast_cancer_benign,
+    load_exam_scores,
+    load_yaleb_faces,
+)
+
+
+def test_adult_groups_match_the_published_counts(data_home):
+    X, sex = load_adult(data_home)
+    assert X.shape == (30162, 6) and X.dtype == np.float64
+    assert dict(zip(*np.unique(sex, return_counts=True))) == {"female": 9782, "male": 20380}
+    _, race = load_adult(data_home, sensitive="race")
+    assert dict(zip(*np.unique(race, return_counts=True))) == {"non-white": 4229, "white": 25933}
+    assert np.isfinite(X).all() and (X[:, 0] >= 17).all()  # age column, '?' rows dropped
+
+
+def test_bank_groups_and_frame_output(data_home):
+    X, marital = load_bank(data_home)
+    assert X.shape == (4521, 7)
+    assert dict(zip(*np.unique(marital, return_counts=True))) == {
+        "married": 2797,
+        "not married": 1724,
+    }
+    frame, age = load_bank(data_home, sensitive="age", as_frame=True)
+    assert isinstance(frame, pd.DataFrame) and isinstance(age, pd.Series)
+    assert list(frame.columns)[:2] == ["age", "balance"]
+    assert ((frame["age"] < 40) == (age == "<40")).all()
+    assert age.value_counts().to_dict() == {"<40": 2290, ">=40": 2231}
+
+
+def test_upca_files_shapes_and_path_forms(data_home):
+    scores = load_exam_scores(data_home)
+    assert scores.shape == (707, 14)
+    np.testing.assert_array_equal(scores, load_exam_scores(data_home / "upca" / "scores.mat"))
+    faces = load_yaleb_faces(data_home)
+    assert faces.shape == (64, 32256) and faces.min() >= 0 and faces.max() <= 255
+    assert faces[0].reshape(192, 168, order="F").shape == (192, 168)
+    assert load_breast_cancer_benign().shape == (357, 30)
+
+
+def test_environment_variable_is_the_fallback(data_home, monkeypatch):
+    monkeypatch.setenv("SKPAPERS_DATA", str(data_home))
+    assert load_exam_scores().shape == (707, 14)
+
+
+def test_missing_file_error_names_path_and_variable(tmp_path, monkeypatch):
+    with pytest.raises(FileNotFoundError, match=r"bank/bank.csv.*SKPAPERS_DATA"):
+        load_bank(tmp_path)
+    monkeypatch.setenv("SKPAPERS_DATA", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match=str(tmp_path)):
+        load_adult()
+
+
+def test_unknown_sensitive_attribute(data_home):
+    with pytest.raises(ValueError, match="'sex' or 'race'"):
+        load_adult(data_home, sensitive="age")
+    with pytest.raises(ValueError, match="'marital' or 'age'"):
+        load_bank(data_home, sensitive="sex")
