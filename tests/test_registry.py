@@ -118,7 +118,9 @@ def test_plugin_is_found_created_and_listed(make_dist):
 
 
 def test_clash_with_builtin_keeps_builtin(make_dist):
-    make_dist("fake-clash", {"upca": "fake_clash_mod:OtherEstimator"}, {"fake_clash_mod": GOOD_MODULE})
+    make_dist(
+        "fake-clash", {"upca": "fake_clash_mod:OtherEstimator"}, {"fake_clash_mod": GOOD_MODULE}
+    )
     with pytest.warns(SkpapersPluginWarning) as record:
         cls = registry.get("upca")
     assert cls.__module__.startswith("skpapers.")
