@@ -78,7 +78,7 @@ class PluginLoadError(ImportError):
 class Spec:
     """One registered estimator, as declared in package metadata.
 
-    Attributes
+    Parameters
     ----------
     name : str
         Lookup key: the declared name, or ``"dist:name"`` for a shadowed entry.
