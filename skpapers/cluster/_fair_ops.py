@@ -257,17 +257,23 @@ def split_root(t, r, h, eps, max_iter):
 def fold_stride(t, r, k):
     """Fold the children of ``r`` into ``k`` stride groups of the colour-sorted list.
 
-    Children are sorted by the proportion of the group whose proportions spread
-    most among them (the only group for two colours, up to symmetry); group ``i``
-    holds the children at sorted positions ``i, i + k, i + 2k, ...``.
+    Children are sorted by their most over-represented group relative to ``r``
+    (``argmax_l p_l(child) / p_l(r)``), then by that ratio, descending; with two
+    groups this is the papers' order, by the proportion of one colour. Group
+    ``i`` holds the children at sorted positions ``i, i + k, i + 2k, ...``, so
+    each fold group takes an even share of every kind of child.
     """
     kids = t.ch[r]
     if len(kids) <= k:
         return
     idx = np.asarray(kids)
     prop = t.cnt[idx] / np.asarray([t.sz[c] for c in kids], dtype=np.float64)[:, None]
-    colour = int(np.argmax(prop.max(axis=0) - prop.min(axis=0)))
-    order = t._order(kids, -prop[:, colour])
+    ref = t.cnt[r] / t.sz[r]
+    ratio = np.divide(prop, ref, out=np.zeros_like(prop), where=ref > 0)
+    dominant = np.argmax(ratio, axis=1)
+    excess = ratio[np.arange(len(kids)), dominant]
+    second = t.rng.random(len(kids)) if t.rng is not None else idx
+    order = np.lexsort((second, -excess, dominant))
     ranked = [kids[i] for i in order]
     new = []
     for i in range(k):
