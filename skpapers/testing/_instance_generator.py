@@ -9,8 +9,13 @@ Review this file like code: every xfail is a known limitation.
 """
 
 INIT_PARAMS = {
-    "upca": [{"n_components": 1}],
-    "fair_hierarchical": [{}],
+    "upca": [
+        {"n_components": 1},
+        {"n_components": 1, "stage1": "cop", "stage2": "hard_em", "random_state": 0},
+        {"n_components": 1, "stage1": "pca", "stage2": "pl", "restore_samples": "all"},
+        {"n_components": 1, "stage2": "l1", "lsrf_tol": "auto", "max_iter": 50},
+    ],
+    "fair_hierarchical": [{}, {"method": "reduction", "h": 8, "n_clusters": 3}],
     "transport_clustering": [{"n_clusters": 3}],
     # max_iter=1000: on the 20-row CV folds of the smoke data (n < 5d, diagonal whitening,
     # clustered X) plain GD needs up to ~500 iterations to converge.
@@ -21,7 +26,15 @@ INIT_PARAMS = {
 }
 
 PER_ESTIMATOR_XFAIL_CHECKS = {
-    "upca": {},
+    "upca": {
+        "check_estimators_pickle": (
+            "the check puts 10 NaNs into a 2-feature data set (allow_nan is True), which "
+            "leaves rows with a single observed entry; UnlabeledPCA needs at least "
+            "n_components + 1 = 2 observed entries per row to undo a permutation and "
+            "raises a ValueError naming those rows (spec requirement). Pickling itself "
+            "is covered by the common pickle test and tests/decomposition."
+        ),
+    },
     "fair_hierarchical": {},
     "transport_clustering": {
         "check_sample_weight_equivalence_on_dense_data": (
