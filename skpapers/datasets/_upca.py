@@ -123,9 +123,11 @@ def make_permuted_subspace(
     X_true = rng.standard_normal((n_samples, n_components)) / np.sqrt(n_components) @ components
     X_true /= np.linalg.norm(X_true, axis=1, keepdims=True)
     E = rng.standard_normal((n_samples, n_features))
-    E *= noise / np.linalg.norm(E, axis=1, keepdims=True)
-    X = X_true + E
-    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    if noise > 0:
+        X = X_true + E * (noise / np.linalg.norm(E, axis=1, keepdims=True))
+        X /= np.linalg.norm(X, axis=1, keepdims=True)
+    else:
+        X = X_true.copy()
 
     n_out = int(np.floor(outlier_ratio * n_samples))
     permuted_mask = np.zeros(n_samples, dtype=bool)

@@ -28,7 +28,7 @@ from skpapers.decomposition._upca_solvers import (
 )
 from skpapers.utils._param_validation import Interval, StrOptions
 
-_N_RANDOM_STARTS = 10  # random starts of "hard_em" besides the "l1" and "lsrf" ones
+_N_RANDOM_STARTS = 50  # random starts of "hard_em" besides the "l1" and "lsrf" ones
 
 
 def _stage2_chunk(A, Y, M, method, tol, starts):
@@ -158,8 +158,10 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
       samples; results equal the textbook algorithm.
     - ``"l1"`` solves least absolute deviations by IRLS, not by the authors'
       proximal subgradient method (same minimiser). ``"hard_em"`` starts from the
-      ``"l1"`` and ``"lsrf"`` solutions and 10 random points instead of AIEM or
-      CCV-Min (not shipped: exponential in ``n_components``) and stops on an
+      ``"l1"`` and ``"lsrf"`` solutions and 50 random points ``N(0, I) |x_j| /
+      sqrt(r)`` instead of AIEM or CCV-Min (not shipped: exponential in
+      ``n_components``); 10 random starts restored only 2/3 of densely permuted
+      samples at ``m = 50, r = 3``, 50 restored 97%. It stops on an
       improvement below 1e-4 relative to the sample norm (the authors: 1e-4
       absolute on unit-norm data).
     - ``"cop"`` keeps exactly ``n_components`` samples, as the authors' code.
