@@ -51,3 +51,42 @@ def compute_err(X_restored, X, col_norms, col_means):
     return float(
         np.linalg.norm((X_restored - X) * col_norms) / np.linalg.norm(X * col_norms + col_means)
     )
+
+
+def normalise_records(D):
+    """Centre each attribute (column) of a table and divide it by its norm.
+
+    Returns the normalised table and the column norms and means needed by
+    :func:`compute_err`; these statistics are permutation invariant, so they are
+    the same before and after shuffling a column.
+    """
+    means = D.mean(axis=0)
+    centred = D - means
+    norms = np.linalg.norm(centred, axis=0)
+    return centred / norms, norms, means
+
+
+def permute_records(Z, columns, alpha, rng):
+    """Shuffle ``floor(alpha * n_rows)`` random entries of each listed column.
+
+    The authors' ``permute_corruption.m``: each corrupted column gets its own
+    random subset of individuals, whose values are permuted among themselves.
+    """
+    Z = Z.copy()
+    n = Z.shape[0]
+    k = int(np.floor(alpha * n))
+    for j in columns:  # a handful of attributes, not samples
+        idx = rng.permutation(n)[:k]
+        Z[idx, j] = Z[idx[rng.permutation(k)], j]
+    return Z
+
+
+def records_restore(Z_tilde, n_components, **params):
+    """Restore a corrupted normalised table with attributes as samples (transductive).
+
+    The record-linkage orientation: the shuffled vectors are attributes, so the
+    table is transposed, restored with :class:`UnlabeledPCA`, and transposed back.
+    """
+    from skpapers.decomposition import UnlabeledPCA
+
+    return UnlabeledPCA(n_components, **params).fit_restore(Z_tilde.T).T
