@@ -83,18 +83,21 @@ def _spectral_candidates(Z, y, clip, init, eps, rng, verbose):
             v = np.ravel(v)
             return Z.T @ (h * (Z @ v.astype(Z.dtype, copy=False))) / m
 
-        (lam_max, u_max), (lam_min, u_min) = extreme_eigenpairs(matvec, d, Z.dtype, rng)
+        top, bottom = extreme_eigenpairs(
+            matvec, d, Z.dtype, rng, k=2 if init == "auto" else 1
+        )
+        (lam_max, u_max), (lam_min, u_min) = top[0], bottom[0]
         bulk = float(h.mean())
         top_side = lam_max - bulk >= bulk - lam_min
         if verbose:
             print(
                 f"[RobustSIM] spectral: lambda_max={lam_max:.4g}, lambda_min={lam_min:.4g}, "
-                f"bulk={bulk:.4g}, using the {'top' if top_side else 'bottom'} eigenvector"
+                f"bulk={bulk:.4g}, ESC side: {'top' if top_side else 'bottom'} eigenvector"
             )
         if init == "spectral":
             candidates.append(u_max if top_side else u_min)
         else:
-            candidates.extend([u_max, u_min])
+            candidates.extend(u for _, u in top + bottom)
     if init in ("first_order", "auto"):
         c = np.clip(y, -tau, tau)
         u = robust_mean(Z, c, eps, "filter", rng, with_one=False)

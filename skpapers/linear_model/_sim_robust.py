@@ -169,33 +169,44 @@ def _power_extreme(matvec, d, v0, largest, n_iter=300):
     return float(v @ matvec(v)), v
 
 
-def extreme_eigenpairs(matvec, d, dtype, rng):
+def extreme_eigenpairs(matvec, d, dtype, rng, k=1):
     """Top and bottom eigenpairs of a symmetric operator given by ``matvec``.
 
     Lanczos (``eigsh`` on a ``LinearOperator``) for d >= 3, power iteration
-    otherwise or when ARPACK fails; no d x d matrix is formed.
+    otherwise or when ARPACK fails (then one pair per side); no d x d matrix is
+    formed.
+
+    Returns
+    -------
+    top, bottom : list of (float, ndarray of shape (d,))
+        Up to ``k`` eigenpairs per side, the most extreme first.
     """
     v0 = rng.standard_normal(d)
     if d == 1:
         e = np.ones(1)
         lam = float(matvec(e)[0])
-        return (lam, e), (lam, e)
-    pairs = []
+        return [(lam, e)], [(lam, e)]
+    sides = []
     for which in ("LA", "SA"):
-        lam = None
+        pairs = None
         if d >= 3:
             op = LinearOperator((d, d), matvec=matvec, dtype=dtype)
+            k_side = min(k, d - 1)
             try:
                 vals, vecs = eigsh(
-                    op, k=1, which=which, v0=v0.astype(dtype), tol=1e-6, maxiter=50 * d + 500
+                    op, k=k_side, which=which, v0=v0.astype(dtype), tol=1e-6,
+                    maxiter=50 * d + 500,
                 )
-                lam, vec = float(vals[0]), np.asarray(vecs[:, 0], dtype=float)
+                order = np.argsort(-vals if which == "LA" else vals)
+                pairs = [
+                    (float(vals[i]), np.asarray(vecs[:, i], dtype=float)) for i in order
+                ]
             except (ArpackNoConvergence, ArpackError):
-                lam = None
-        if lam is None:
-            lam, vec = _power_extreme(matvec, d, v0, which == "LA")
-        pairs.append((lam, vec / np.linalg.norm(vec)))
-    return pairs[0], pairs[1]
+                pairs = None
+        if pairs is None:
+            pairs = [_power_extreme(matvec, d, v0, which == "LA")]
+        sides.append([(lam, vec / np.linalg.norm(vec)) for lam, vec in pairs])
+    return sides[0], sides[1]
 
 
 def huber_clip(r):
@@ -253,7 +264,8 @@ def _trimmed_coordinate_mean(Z, c, eps, with_one, block=16):
     d = Z.shape[1]
     out = np.empty(d + int(with_one))
     for j in range(0, d, block):
-        out[j : j + block] = trim_mean(c[:, None] * Z[:, j : j + block], eps, axis=0)
+        stop = min(j + block, d)
+        out[j:stop] = trim_mean(c[:, None] * Z[:, j:stop], eps, axis=0)
     if with_one:
         out[-1] = trim_mean(c, eps)
     return out

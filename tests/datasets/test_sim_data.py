@@ -1,0 +1,94 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Tests of make_contaminated_sim: shapes, counts, attacks and noise laws."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy.special import ndtr
+
+from skpapers.datasets import make_contaminated_sim
+
+ATTACKS = ["labels", "hijack", "gradient", "leverage", "mimic", "random"]
+
+
+@pytest.mark.parametrize("attack", ATTACKS)
+@pytest.mark.parametrize("n, eps", [(1000, 0.1), (333, 0.05), (50, 0.0)])
+def test_shapes_and_outlier_count(attack, n, eps):
+    X, y, coef, mask = make_contaminated_sim(n, 7, "gelu", 0.5, eps, attack, random_state=0)
+    assert X.shape == (n, 7) and y.shape == (n,) and mask.shape == (n,)
+    assert mask.dtype == bool and int(mask.sum()) == round(eps * n)
+    assert_allclose(np.linalg.norm(coef), 1.0)
+    assert np.all(np.isfinite(X)) and np.all(np.isfinite(y))
+
+
+def test_no_attack_and_determinism():
+    a = make_contaminated_sim(200, 5, attack=None, random_state=3)
+    b = make_contaminated_sim(200, 5, attack=None, random_state=3)
+    assert not a[3].any()
+    for u, v in zip(a, b, strict=True):
+        assert_array_equal(u, v)
+
+
+def test_clean_rows_follow_the_model_and_attacks_their_laws():
+    n, d = 4000, 10
+    X, y, coef, mask = make_contaminated_sim(n, d, "gelu", 0.0, 0.1, "labels", random_state=1)
+    f = X @ coef * ndtr(X @ coef)
+    assert_allclose(y[~mask], f[~mask])
+    assert_allclose(y[mask], -3 * f[mask] + 5)
+
+    X, y, coef, mask = make_contaminated_sim(n, d, "gelu", 0.0, 0.1, "hijack", random_state=1)
+    # hijack rows: x = a u + 0.3 g with u orthogonal to coef, so <x, coef> ~ N(0, 0.09)
+    assert abs(np.std(X[mask] @ coef) - 0.3) < 0.05
+    a_proxy = np.linalg.norm(X[mask], axis=1)
+    assert np.median(a_proxy) < np.median(np.linalg.norm(X[~mask], axis=1))
+
+    X, y, coef, mask = make_contaminated_sim(n, d, "relu", 0.0, 0.1, "gradient", random_state=1)
+    assert_allclose(np.mean(X[mask] @ coef), 1.0, atol=0.05)
+    xi = np.sign(y[mask] - np.maximum(X[mask] @ coef, 0))
+    assert_allclose(np.abs(y[mask] - np.maximum(X[mask] @ coef, 0)), 3.0)
+    assert abs(xi.mean()) < 0.15
+
+    X, y, _, mask = make_contaminated_sim(n, d, "gelu", 0.5, 0.1, "leverage", random_state=1)
+    assert_allclose(y[mask], 100.0)
+    assert np.all(np.linalg.norm(X[mask], axis=1) > 5 * np.sqrt(d))
+
+    X, y, _, mask = make_contaminated_sim(n, d, "gelu", 0.5, 0.1, "random", random_state=1)
+    assert 8 < np.std(y[mask]) < 12
+
+
+@pytest.mark.parametrize("df", [2.5, 5.0])
+def test_student_noise_is_scaled_to_sigma(df):
+    X, y, coef, _ = make_contaminated_sim(
+        200_000, 2, "identity", (df, 0.5), 0.0, None, random_state=0
+    )
+    resid = y - X @ coef
+    # the sample std of t(2.5) converges slowly: compare a robust proxy as well
+    assert abs(np.std(resid) - 0.5) < (0.1 if df < 3 else 0.01)
+    assert abs(np.median(resid)) < 0.01
+
+
+def test_heavy_noise_below_two_degrees_unscaled():
+    X, y, coef, _ = make_contaminated_sim(50_000, 2, "identity", (1.5, 1.0), 0.0, None,
+                                          random_state=0)
+    from scipy.stats import t
+
+    resid = y - X @ coef
+    assert_allclose(np.quantile(resid, 0.75), t.ppf(0.75, 1.5), rtol=0.05)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(contamination=0.5), "contamination"),
+        (dict(attack="bogus"), "attack"),
+        (dict(noise=-1.0), "noise"),
+        (dict(noise=(0, 1.0)), "df > 0"),
+        (dict(n_features=1), "n_features"),
+        (dict(n_samples=0), "n_samples"),
+        (dict(link="nope"), "Unknown link"),
+    ],
+)
+def test_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        make_contaminated_sim(**kwargs)
