@@ -39,8 +39,8 @@ def _round_to_polytope(P, a, b):
     P *= np.minimum(1.0, np.divide(a, r, out=np.zeros_like(a), where=r > 0))[:, None]
     c = P.sum(axis=0)
     P *= np.minimum(1.0, np.divide(b, c, out=np.zeros_like(b), where=c > 0))[None, :]
-    err_r = a - P.sum(axis=1)
-    err_c = b - P.sum(axis=0)
+    err_r = np.maximum(a - P.sum(axis=1), 0.0)
+    err_c = np.maximum(b - P.sum(axis=0), 0.0)
     total = err_r.sum()
     if total > 0:
         P += np.outer(err_r, err_c) / total
@@ -64,38 +64,50 @@ def _exact_ot(C, a, b):
     return _round_to_polytope(res.x.reshape(n, m), a, b)
 
 
-def _lse(M, axis):
-    mx = np.max(M, axis=axis, keepdims=True)
-    mx = np.where(np.isfinite(mx), mx, 0.0)
-    out = np.log(np.sum(np.exp(M - mx), axis=axis, keepdims=True)) + mx
-    return np.squeeze(out, axis=axis)
+def _softmin(C, pot, eps, axis, buf):
+    """``-eps * log sum exp((pot - C) / eps)`` along ``axis`` (in-place on ``buf``)."""
+    other = pot[None, :] if axis == 1 else pot[:, None]
+    np.subtract(other, C, out=buf)
+    buf /= eps
+    mx = np.max(buf, axis=axis, keepdims=True)
+    buf -= mx
+    np.maximum(buf, -700.0, out=buf)  # exp underflows anyway; avoids slow subnormals
+    np.exp(buf, out=buf)
+    return -eps * (np.log(np.sum(buf, axis=axis)) + np.squeeze(mx, axis=axis))
 
 
-def _sinkhorn(C, a, b, reg, *, max_iter=2000, tol=1e-9):
+def _sinkhorn(C, a, b, reg, *, max_iter=1000, tol=1e-6):
     """Log-domain Sinkhorn with epsilon-scaling from 1 down to ``reg``.
 
-    ``C`` must be normalised (max 1) and ``a``, ``b`` positive. Intermediate
-    values of epsilon get at most 30 iterations each (warm-started potentials);
-    the last one runs until the l1 row-marginal error is below ``tol`` or
-    ``max_iter`` iterations. Returns the dual potentials ``(f, g)`` and the plan
-    rounded onto ``Pi(a, b)``.
+    ``C`` must be normalised (max 1) and ``a``, ``b`` positive. Epsilon is
+    halved at every stage (warm-started potentials); a stage stops when the
+    l1 error of the row marginal, read off the change of the row potential,
+    is below 1e-3 (``tol`` at the last stage) or after 50 iterations
+    (``max_iter`` at the last stage). Returns the dual potentials ``(f, g)``
+    and the plan rounded onto ``Pi(a, b)``.
     """
     loga, logb = np.log(a), np.log(b)
     f = np.zeros(C.shape[0])
     g = np.zeros(C.shape[1])
+    buf = np.empty_like(C)
     n_stages = max(int(np.ceil(np.log(1.0 / reg) / np.log(2.0))), 0)
     schedule = [max(reg, 0.5**k) for k in range(n_stages + 1)]
     for eps in schedule:
         last = eps == schedule[-1]
-        for it in range(max_iter if last else 30):
-            f = eps * loga - eps * _lse((g[None, :] - C) / eps, axis=1)
-            g = eps * logb - eps * _lse((f[:, None] - C) / eps, axis=0)
-            if last and it % 10 == 0:
-                row = np.exp(_lse((f[:, None] + g[None, :] - C) / eps, axis=1))
-                if np.abs(row - a).sum() < tol:
-                    break
-    P = np.exp((f[:, None] + g[None, :] - C) / schedule[-1])
-    return f, g, _round_to_polytope(P, a, b)
+        f = _softmin(C, g, eps, 1, buf) + eps * loga
+        for _ in range(max_iter if last else 50):
+            g = _softmin(C, f, eps, 0, buf) + eps * logb
+            eps_f = _softmin(C, g, eps, 1, buf) + eps * loga
+            # row sums of the current plan are a * exp((f - f_next) / eps)
+            err = np.sum(a * np.abs(np.expm1((f - eps_f) / eps)))
+            f = eps_f
+            if err < (tol if last else 1e-3):
+                break
+    g = _softmin(C, f, schedule[-1], 0, buf) + schedule[-1] * logb
+    np.subtract(f[:, None] + g[None, :], C, out=buf)
+    buf /= schedule[-1]
+    np.exp(buf, out=buf)
+    return f, g, _round_to_polytope(buf, a, b)
 
 
 def _round_to_permutation(C, f, g):
@@ -125,14 +137,18 @@ def _round_to_permutation(C, f, g):
 
 
 def _split_scores(Xs, Ys, rng, *, step_size, max_iter):
-    """Rank-2 transport clustering of a subsample; linear scores of both sides.
+    """Rank-2 transport clustering of a subsample; linear split scores of both sides.
 
-    Returns ``(wx, cx, wy, cy)`` such that ``X @ wx + cx`` is the difference of
-    the co-cluster costs D[:, 0] - D[:, 1] of sources (and likewise targets).
+    Returns ``(wx, cx, wy, cy)``: ``X @ wx + cx`` is the difference between
+    co-clusters 0 and 1 of ``D[:, k] - cbar_k / 2``, with ``D`` the co-cluster
+    costs of a source (its expected cost to the targets of co-cluster k) and
+    ``cbar_k`` the mean cost inside co-cluster k; this is the GKM gradient with
+    the missing partner term replaced by its symmetric twin, so the spread of a
+    co-cluster cancels out (the K-means rule). Likewise ``Y @ wy + cy`` for
+    targets.
     """
     A, B = _sqeuclidean_factors(Xs, Ys)
-    C = A @ B.T
-    sigma = _assignment(C)
+    sigma = _assignment(A @ B.T)
     scale = _sqeuclidean_scale(Xs, Ys)
     a = np.full(Xs.shape[0], 1.0 / Xs.shape[0])
     log_q0 = _init_log_q(Xs, a, 2, "kmeans", 0.5, rng)
@@ -140,10 +156,11 @@ def _split_scores(Xs, Ys, rng, *, step_size, max_iter):
     R = np.empty_like(Q)
     R[sigma] = Q
     g = np.maximum(Q.sum(axis=0), 1e-18)
+    cbar = np.einsum("pk,pk->k", A.T @ Q, B.T @ R) / g**2
     mu = (Q.T @ Xs) / g[:, None]
     nu = (R.T @ Ys) / g[:, None]
-    t = (Q.T @ np.einsum("ij,ij->i", Xs, Xs)) / g
-    s = (R.T @ np.einsum("ij,ij->i", Ys, Ys)) / g
+    t = (Q.T @ np.einsum("ij,ij->i", Xs, Xs)) / g - cbar / 2
+    s = (R.T @ np.einsum("ij,ij->i", Ys, Ys)) / g - cbar / 2
     return -2.0 * (nu[0] - nu[1]), s[0] - s[1], -2.0 * (mu[0] - mu[1]), t[0] - t[1]
 
 
@@ -176,9 +193,13 @@ def _hierarchical_assignment(
         wx, cx, wy, cy = _split_scores(
             X[sub_x], Y[sub_y], rng, step_size=step_size, max_iter=max_iter
         )
-        order_x = src[np.argsort(X[src] @ wx + cx, kind="stable")]
-        order_y = tgt[np.argsort(Y[tgt] @ wy + cy, kind="stable")]
-        cut = size // 2
+        score_x = X[src] @ wx + cx
+        score_y = Y[tgt] @ wy + cy
+        order_x = src[np.argsort(score_x, kind="stable")]
+        order_y = tgt[np.argsort(score_y, kind="stable")]
+        # cut where both sides switch co-cluster (average of the two counts)
+        natural = (np.count_nonzero(score_x < 0) + np.count_nonzero(score_y < 0)) // 2
+        cut = min(max(natural, 1), size - 1)
         stack.append((order_x[cut:], order_y[cut:]))
         stack.append((order_x[:cut], order_y[:cut]))
     return sigma
