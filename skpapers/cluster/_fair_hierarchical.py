@@ -284,7 +284,9 @@ class FairHierarchicalClustering(ClusterMixin, BaseEstimator):
                 )
             values = X.data if sparse.issparse(X) else X
             if np.any(values < 0):
-                raise ValueError("A precomputed similarity must be non-negative.")
+                raise ValueError(
+                    "Negative values in data: a precomputed similarity must be non-negative."
+                )
             asym = abs(X - X.T).max() if sparse.issparse(X) else np.max(np.abs(X - X.T))
             if asym > 1e-8 * max(float(np.max(np.abs(values), initial=0.0)), 1.0):
                 raise ValueError("A precomputed similarity must be symmetric.")
@@ -421,4 +423,5 @@ class FairHierarchicalClustering(ClusterMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.pairwise = self.similarity == "precomputed"
         tags.input_tags.sparse = self.similarity == "precomputed"
+        tags.input_tags.positive_only = self.similarity == "precomputed"
         return tags

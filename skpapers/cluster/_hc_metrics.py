@@ -8,8 +8,8 @@ __all__ = ["cost_from_rows", "encode_groups", "fairness_from_counts", "group_cou
 
 
 def _row_block_size(n):
-    """Rows per block so that a dense float64 block holds about 4 M entries."""
-    return int(max(1, min(n, 4_000_000 // max(n, 1))))
+    """Rows per block so that a dense float64 block holds about 1 M entries."""
+    return int(max(1, min(n, 1_000_000 // max(n, 1))))
 
 
 def cost_from_rows(tree, row_block):
@@ -36,7 +36,7 @@ def cost_from_rows(tree, row_block):
     step = _row_block_size(n)
     for s in range(0, n, step):
         e = min(n, s + step)
-        block = np.array(row_block(order[s:e], order), dtype=np.float64)
+        block = np.asarray(row_block(order[s:e], order), dtype=np.float64)  # a fresh array
         block[np.arange(e - s), np.arange(s, e)] = 0.0
         cum = np.zeros((e - s, n + 1), dtype=np.float64)
         np.cumsum(block, axis=1, out=cum[:, 1:])

@@ -59,10 +59,22 @@ def similarity_rows(X, similarity):
 
 
 def base_linkage(d, method):
-    """Linkage matrix of the condensed distance ``d`` (fastcluster, else scipy).
+    """Linkage matrix of the condensed float64 distance ``d`` (fastcluster, else scipy).
 
-    ``d`` is consumed (fastcluster works in place on it).
+    ``d`` is consumed: fastcluster's C routine works in place on it. Its Python
+    wrapper ``fastcluster.linkage`` copies the input even with
+    ``preserve_input=False`` (``array(X)`` on its first line, fastcluster 1.3),
+    so the C routine is called directly when available, keeping the peak at one
+    condensed matrix.
     """
-    if fastcluster is not None:
+    if fastcluster is None:
+        return scipy_linkage(d, method=method)
+    wrap = getattr(fastcluster, "linkage_wrap", None)
+    codes = getattr(fastcluster, "mthidx", None)
+    if wrap is None or codes is None or d.dtype != np.float64 or not d.flags.c_contiguous:
         return fastcluster.linkage(d, method=method, preserve_input=False)
-    return scipy_linkage(d, method=method)
+    n = int(np.ceil(np.sqrt(2 * d.shape[0])))
+    Z = np.empty((n - 1, 4))
+    if n > 1:
+        wrap(n, d, Z, codes[method])
+    return Z
