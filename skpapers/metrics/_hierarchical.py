@@ -37,9 +37,9 @@ def _check_similarity(S):
 def dasgupta_cost(S, tree):
     """Dasgupta cost of a hierarchy for a similarity matrix.
 
-    cost(T) = sum over unordered pairs {i, j} of S[i, j] * |leaves(lca(i, j))|,
-    equivalently sum over internal nodes u of |u| times the weight between
-    distinct children of u (k-ary trees included).
+    ``cost(T) = sum_{i<j} S[i, j] * |leaves(lca(i, j))|`` over unordered pairs,
+    equivalently the sum over internal nodes ``u`` of ``|u|`` times the weight
+    between distinct children of ``u`` (k-ary trees included).
 
     Parameters
     ----------
@@ -105,8 +105,8 @@ def cluster_fairness(tree, sensitive_features, *, min_size=2):
     -------
     result : dict
         ``violation``: max over evaluated clusters C and groups l of
-        |p_l(C) - c_l| (c_l the global proportion); ``min_balance``: min of
-        p_l(C) / c_l; ``proportions`` (n_nodes, n_groups); ``sizes`` (n_nodes,);
+        ``|p_l(C) - c_l|`` (``c_l`` the global proportion); ``min_balance``:
+        min of ``p_l(C) / c_l``; ``proportions`` (n_nodes, n_groups); ``sizes`` (n_nodes,);
         ``evaluated`` boolean mask of clusters with size >= ``min_size``;
         ``groups``: the sorted distinct labels. With no evaluated cluster,
         ``violation`` is 0 and ``min_balance`` 1.
