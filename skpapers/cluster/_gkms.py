@@ -39,19 +39,25 @@ def _sqeuclidean_scale(X, Y):
     return scale if scale > 0 else 1.0
 
 
-def _apply_cost(cost, Q):
-    """Return ``(C~ @ Q, C~.T @ Q)`` for a dense or factored registered cost."""
+def _gradient(cost, Q, g):
+    """Gradient ``(C~ Q + C~^T Q) / g - quad / g^2`` and ``quad = diag(Q^T C~ Q)``.
+
+    ``cost`` is a dense (n, n) array or the stacked factors ``(W, p)`` with
+    ``W = [A, B]``: then ``[A^T Q; B^T Q] = W^T Q`` (2p x K) gives ``quad`` for
+    free and the gradient is a single (n, 2p) x (2p, K) product.
+    """
     if isinstance(cost, tuple):
-        A, B = cost
-        return A @ (B.T @ Q), B @ (A.T @ Q)
-    return cost @ Q, cost.T @ Q
-
-
-def _gkm_objective(cost, Q):
-    """GKM objective ``<C~, Q diag(1/g) Q^T>`` with ``g = Q^T 1``."""
-    g = np.maximum(Q.sum(axis=0), _G_MIN)
-    U, _ = _apply_cost(cost, Q)
-    return float(np.sum(np.einsum("ik,ik->k", Q, U) / g))
+        W, p = cost
+        M = W.T @ Q
+        quad = np.einsum("pk,pk->k", M[:p], M[p:])
+        grad = W @ (np.vstack([M[p:], M[:p]]) / g)
+    else:
+        grad = cost @ Q
+        quad = np.einsum("ik,ik->k", Q, grad)
+        grad += cost.T @ Q
+        grad /= g
+    grad -= quad / g**2
+    return grad, quad
 
 
 def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
@@ -85,6 +91,8 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
     n_iter : int
         Number of iterations run.
     """
+    if isinstance(cost, tuple):
+        cost = (np.hstack(cost), cost[0].shape[1])
     log_p = np.array(log_q0, dtype=np.float64)
     P = np.exp(log_p)
     Q = a[:, None] * P
@@ -93,21 +101,20 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
     while n_iter < max_iter:
         n_iter += 1
         g = np.maximum(Q.sum(axis=0), _G_MIN)
-        U, V = _apply_cost(cost, Q)
-        quad = np.einsum("ik,ik->k", Q, U)
-        grad = (U + V) / g - quad / g**2
+        grad, quad = _gradient(cost, Q, g)
         f = float(np.sum(quad / g))
-        gmax = np.max(np.abs(grad))
+        gmax = max(grad.max(), -grad.min())
         if gmax == 0 or abs(f_prev - f) <= tol * abs(f):
             break
         f_prev = f
-        log_p -= (step_size / gmax**2) * grad
-        log_p -= np.max(log_p, axis=1, keepdims=True)
-        P = np.exp(log_p)
-        s = P.sum(axis=1, keepdims=True)
-        P /= s
-        log_p -= np.log(s)
-        Q = a[:, None] * P
+        gamma = step_size / gmax**2
+        log_p -= gamma * grad
+        if gamma * gmax > 500:  # rows moved far: recentre before exp (else rows stay <= 500)
+            log_p -= np.max(log_p, axis=1, keepdims=True)
+        np.exp(log_p, out=P)
+        s = P.sum(axis=1)
+        np.multiply(P, (a / s)[:, None], out=Q)
+        log_p -= np.log(s)[:, None]
     return Q, n_iter
 
 
@@ -115,7 +122,8 @@ def _init_log_q(Z, a, n_clusters, init, init_mix, rng):
     """Log of the initial row-stochastic matrix ``(1 - mix) H + mix Rand``.
 
     ``H`` is the one-hot K-means assignment of the rows of ``Z`` (weighted by
-    ``a``) for ``init="kmeans"``, the rows of a user array normalised to one, or
+    ``a``; ``min(K, 10, 1e5 // n)`` restarts, at least one) for
+    ``init="kmeans"``, the rows of a user array normalised to one, or
     absent for ``init="random"`` (then ``Rand`` alone). ``Rand`` has |N(0, 1)|
     entries normalised per row, as in the authors' code.
     """
@@ -127,7 +135,7 @@ def _init_log_q(Z, a, n_clusters, init, init_mix, rng):
     if isinstance(init, str):  # "kmeans"
         km = KMeans(
             n_clusters=n_clusters,
-            n_init=min(n_clusters, 10),
+            n_init=max(1, min(n_clusters, 10, 100_000 // n)),
             random_state=rng.randint(np.iinfo(np.int32).max),
         )
         with warnings.catch_warnings():

@@ -152,7 +152,9 @@ def _split_scores(Xs, Ys, rng, *, step_size, max_iter):
     scale = _sqeuclidean_scale(Xs, Ys)
     a = np.full(Xs.shape[0], 1.0 / Xs.shape[0])
     log_q0 = _init_log_q(Xs, a, 2, "kmeans", 0.5, rng)
-    Q, _ = _gkms((A / scale, B[sigma]), log_q0, a, step_size=step_size, max_iter=max_iter)
+    Q, _ = _gkms(
+        (A / scale, B[sigma]), log_q0, a, step_size=step_size, max_iter=max_iter, tol=1e-6
+    )
     R = np.empty_like(Q)
     R[sigma] = Q
     g = np.maximum(Q.sum(axis=0), 1e-18)
@@ -165,7 +167,7 @@ def _split_scores(Xs, Ys, rng, *, step_size, max_iter):
 
 
 def _hierarchical_assignment(
-    X, Y, rng, *, leaf_size=1024, sample_size=1024, step_size=2.0, max_iter=250
+    X, Y, rng, *, leaf_size=1024, sample_size=512, step_size=2.0, max_iter=250
 ):
     """Bijection between equal-size point clouds by recursive balanced splits.
 
