@@ -189,7 +189,7 @@ def _canonical_sign(coef, intercept):
 
 
 class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
-    r"""Robust single-index model regression with a known link.
+    """Robust single-index model regression with a known link.
 
     Fits ``y = f(<coef, x> + intercept) + noise`` when a fraction ``contamination``
     of the rows (covariates and responses) may be adversarially corrupted. The
@@ -230,7 +230,7 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
         Huber-clipped gradients, Huber clipping only, coordinatewise trimmed
         mean, geometric median of block means, or the plain mean (non-robust).
     spectral_clip : float in (0, 1] or None, default=0.9
-        Quantile of |y| at which y is clipped in the spectral and first-order
+        Quantile of ``|y|`` at which y is clipped in the spectral and first-order
         starts; None or 1.0: no clipping.
     learning_rate : "auto" or float > 0, default="auto"
         Step size; "auto" is 1/L with L the largest eigenvalue of the Gaussian
@@ -272,7 +272,7 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
         The resolved link (``f``, ``df``, ``is_even``, ``name``).
     n_features_in_ : int
         Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Names of features seen during fit, when X has string column names.
 
     See Also
