@@ -123,6 +123,10 @@ class WorkTree:
 
     def fold(self, nodes):
         """Shallow fold: one node whose children are the union of the nodes' children."""
+        return self.new_node(self._dissolve(nodes))
+
+    def _dissolve(self, nodes):
+        """Delete the internal ``nodes``; return their children, with the leaves kept."""
         kids = []
         for t in nodes:
             if self.ch[t]:
@@ -131,21 +135,13 @@ class WorkTree:
                 self.par[t] = -2
             else:
                 kids.append(t)
-        return self.new_node(kids)
+        return kids
 
     def level_abstract(self, r, levels):
         """Make the depth-``levels`` descendants of ``r`` (and shallower leaves) its children."""
         frontier = list(self.ch[r])
         for _ in range(levels - 1):
-            nxt = []
-            for u in frontier:
-                if self.ch[u]:
-                    nxt.extend(self.ch[u])
-                    self.ch[u] = []
-                    self.par[u] = -2
-                else:
-                    nxt.append(u)
-            frontier = nxt
+            frontier = self._dissolve(frontier)
         self.ch[r] = frontier
         for c in frontier:
             self.par[c] = r
