@@ -81,6 +81,19 @@ def test_kantorovich_registration_uneven_sizes(m):
     assert tc.registration_cost_ <= 1.02 * ot  # eps = 1e-5 Sinkhorn is nearly exact
 
 
+def test_exact_kantorovich_registration_uneven_sizes():
+    rng = np.random.RandomState(2)
+    X, Y = rng.randn(60, 2), rng.randn(25, 2) + 0.5
+    tc = TransportClustering(3, registration="exact", random_state=0).fit(X, X_target=Y)
+    a, b = np.full(60, 1 / 60), np.full(25, 1 / 25)
+    _check_feasible(tc, a, b)
+    assert tc.registration_ is None
+    C = cdist(X, Y, "sqeuclidean")
+    ot = _exact_ot_cost(C, a, b)
+    assert tc.registration_cost_ == pytest.approx(ot, rel=1e-7)
+    assert tc.cost_ >= ot - 1e-10
+
+
 def test_exact_registration_weighted_equal_sizes():
     rng = np.random.RandomState(1)
     X, Y = rng.randn(40, 2), rng.randn(40, 2)
@@ -292,11 +305,6 @@ def test_transport_plan_warns_when_huge(planted, monkeypatch):
         ({"n_clusters": 2}, {"X_target": "3d"}, "X_target has 3 features, but X has 2"),
         ({"n_clusters": 2}, {"sample_weight": "neg"}, "[Nn]egative"),
         ({"n_clusters": 2, "metric": "precomputed"}, {"X_target": "ok"}, "X_target must be None"),
-        (
-            {"n_clusters": 2, "registration": "exact"},
-            {"X_target": "short"},
-            "needs as many targets",
-        ),
         (
             {"n_clusters": 2, "metric": "euclidean", "max_dense_entries": 50},
             {"X_target": "ok"},
