@@ -107,7 +107,7 @@ def scaling(ns, d=50, seed=0):
             est.fit(X, y)
             sec = time.perf_counter() - t0
             rows.append({"n": n, "d": d, "whiten": whiten, "fit s": sec, "n_iter": est.n_iter_,
-                         "ns per n*d": 1e9 * sec / (n * d), "X@w pass s": one,
+                         "ns per n*d": 1e9 * sec / (n * d), "X@w pass ms": 1e3 * one,
                          "ratio to one pass": sec / one,
                          "error": np.linalg.norm(est.coef_ - truth)})
     return pd.DataFrame(rows)
