@@ -56,6 +56,10 @@ _CDIST_METRICS = {
     "sqeuclidean",
 }
 _PLAN_WARN_ENTRIES = 100_000_000
+# "auto" solves a Kantorovich registration exactly (HiGHS) up to this many n x m
+# entries: there the linear program is as fast as eps = 1e-5 Sinkhorn (about 2 s
+# at 1024 x 256), and Sinkhorn's plan costs 0.2-0.4 % more
+_EXACT_LP_ENTRIES = 2**18
 
 
 def _safe_div(M, w):
@@ -180,7 +184,9 @@ class TransportClustering(
         n x m matrix anywhere (factored mode). ``"auto"``: identity in
         self-transport; ``"exact"`` for n = m with uniform weights when n x m
         is at most ``max_dense_entries``; ``"hierarchical"`` above it (squared
-        Euclidean); ``"sinkhorn"`` otherwise.
+        Euclidean); for unequal sizes or weights, ``"exact"`` up to n x m =
+        2**18 (where the linear program is as fast as Sinkhorn) and
+        ``"sinkhorn"`` above.
     reg : float, default=1e-5
         Final entropic regularisation of ``"sinkhorn"`` on the max-normalised cost.
     max_iter : int, default=250
@@ -396,6 +402,8 @@ class TransportClustering(
                 kind = "exact"
             elif uniform and sqeuclidean:
                 kind = "hierarchical"
+            elif n * m <= _EXACT_LP_ENTRIES:
+                kind = "exact"
             else:
                 kind = "sinkhorn"
         if kind == "hierarchical" and not (uniform and sqeuclidean):
