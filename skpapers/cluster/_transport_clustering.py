@@ -392,7 +392,9 @@ class TransportClustering(
 
     def _resolve_registration(self, n, m, a, b, self_transport):
         uniform = (
-            n == m and np.allclose(a, 1.0 / n, rtol=1e-12) and np.allclose(b, 1.0 / m, rtol=1e-12)
+            n == m
+            and np.allclose(a, 1.0 / n, rtol=1e-12, atol=0.0)
+            and np.allclose(b, 1.0 / m, rtol=1e-12, atol=0.0)
         )
         dense_ok = n * m <= self.max_dense_entries or self.metric == "precomputed"
         sqeuclidean = self.metric == "sqeuclidean"

@@ -99,6 +99,16 @@ def test_exact_kantorovich_registration_uneven_sizes():
     assert tc.cost_ >= ot - 1e-10
 
 
+def test_nearly_uniform_weights_are_not_rounded_to_uniform():
+    rng = np.random.RandomState(0)
+    X, Y = rng.randn(300, 2), rng.randn(300, 2)
+    w = np.ones(300)
+    w[:150] += 2e-6  # a change that np.allclose's default atol (1e-8) would hide
+    tc = TransportClustering(2, random_state=0).fit(X, X_target=Y, sample_weight=w)
+    assert tc.registration_ is None  # a coupling, not a bijection
+    _check_feasible(tc, w / w.sum(), np.full(300, 1 / 300), tol=1e-13)
+
+
 def test_exact_registration_weighted_equal_sizes():
     rng = np.random.RandomState(1)
     X, Y = rng.randn(40, 2), rng.randn(40, 2)
