@@ -12,9 +12,9 @@ fit seconds per method.
 Default: the spec's Table 1 setting (n = 1e4, d = 50, t(2.5) noise, sigma = 0.5,
 one seed). ``--full``: more links, noises and attacks. ``--quick``: smoke run.
 ``--scaling``: fit seconds for n in {1e4, 1e5, 1e6} at d = 50 and their ratio to
-one ``X @ w`` pass.
+one ``X @ w`` pass (``robust_sim_scaling.csv``); ``--scaling-only`` skips the table.
 
-Run: ``python benchmarks/robust_sim.py [--quick|--full] [--scaling] [--out DIR]``.
+Run: ``python benchmarks/robust_sim.py [--quick|--full] [--scaling|--scaling-only] [--out DIR]``.
 """
 
 import argparse
@@ -118,11 +118,21 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--full", action="store_true")
     parser.add_argument("--scaling", action="store_true")
+    parser.add_argument("--scaling-only", action="store_true", help="skip the error table")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results"))
     args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.scaling or args.scaling_only:
+        ns = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
+        sc = scaling(ns).round(4)
+        sc.to_csv(out / "robust_sim_scaling.csv", index=False)
+        text = "## Scaling (GeLU, hijack eps=0.1, d=50)\n" + _markdown(sc)
+        (out / "robust_sim_scaling.md").write_text(text + "\n")
+        print(text)
+    if args.scaling_only:
+        return
     if args.quick:
         n, d, links, noises, attacks = 2000, 20, ["gelu"], [(2.5, 0.5)], ["hijack"]
         epss, linear = [0.0, 0.1], ["OLS+1D", "Huber+1D"]
@@ -156,11 +166,6 @@ def main(argv=None):
     seconds.to_csv(out / f"robust_sim_{tag}_seconds.csv", index=False)
     md = ["## Errors ||coef - beta*||", _markdown(errors), "",
           "## Fit seconds", _markdown(seconds)]
-    if args.scaling:
-        ns = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
-        sc = scaling(ns).round(4)
-        sc.to_csv(out / f"robust_sim_{tag}_scaling.csv", index=False)
-        md += ["", "## Scaling (GeLU, hijack eps=0.1, d=50)", _markdown(sc)]
     text = "\n".join(md)
     (out / f"robust_sim_{tag}.md").write_text(text + "\n")
     print(text)
