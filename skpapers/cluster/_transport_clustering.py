@@ -177,16 +177,15 @@ class TransportClustering(
         weights, otherwise the exact optimal (Kantorovich) coupling by the HiGHS
         linear program (n m variables: seconds at n x m = 1024 x 512).
         ``"sinkhorn"``: log-domain entropic plan with epsilon-scaling down to
-        ``reg``, rounded to a permutation when n = m
-        with uniform weights, else kept as a (Kantorovich) coupling rounded
-        onto the transport polytope. ``"hierarchical"``: bijection by recursive
-        balanced rank-2 splits (squared Euclidean, n = m, uniform weights), no
-        n x m matrix anywhere (factored mode). ``"auto"``: identity in
-        self-transport; ``"exact"`` for n = m with uniform weights when n x m
-        is at most ``max_dense_entries``; ``"hierarchical"`` above it (squared
-        Euclidean); for unequal sizes or weights, ``"exact"`` up to n x m =
-        2**18 (where the linear program is as fast as Sinkhorn) and
-        ``"sinkhorn"`` above.
+        ``reg``, rounded to a permutation when n = m with uniform weights, else kept
+        as a (Kantorovich) coupling rounded onto the transport polytope.
+        ``"hierarchical"``: bijection by recursive balanced rank-2 splits (squared
+        Euclidean, n = m, uniform weights), no n x m matrix anywhere (factored
+        mode). ``"auto"``: identity in self-transport; ``"exact"`` for n = m with
+        uniform weights when n x m is at most ``max_dense_entries``;
+        ``"hierarchical"`` above it (squared Euclidean); for unequal sizes or
+        weights, ``"exact"`` up to n x m = 2**18 (where the linear program is as
+        fast as Sinkhorn) and ``"sinkhorn"`` above.
     reg : float, default=1e-5
         Final entropic regularisation of ``"sinkhorn"`` on the max-normalised cost.
     max_iter : int, default=250

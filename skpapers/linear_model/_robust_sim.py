@@ -294,8 +294,8 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
     cannot see), never removes more than ``2 eps n`` rows in all, and uses 20
     power steps in its first round and 5 warm-started ones later; the gradient
     filter uses 10 power steps on its first call and 3 warm-started ones
-    afterwards; all samples are reused
-    across phases and iterations (no sample splitting); without an intercept and
+    afterwards; all samples are reused across phases and iterations (no sample
+    splitting); without an intercept and
     with a non-zero robust location the gradient is filtered in the augmented
     ``[z; 1]`` space and mapped back. The intercept and non-Gaussian X are
     heuristic extensions; Stein's identities and the basin hold for Gaussian X.

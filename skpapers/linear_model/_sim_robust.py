@@ -111,7 +111,9 @@ def _shell_weights(Z, eps, cut=3.5):
     1.4826 * MAD`` of these squared distances are removed, the most extreme first
     and at most ``2 eps n`` of them. This is the degree-2 (``A = I``) score of
     the Gaussian covariance filters: it catches rows "squeezed" towards a line or
-    a subspace, which the top-eigenvalue test cannot see.
+    a subspace, which the top-eigenvalue test cannot see. Squeezed rows sit below
+    the shell only when ``d > cut * sqrt(2 d)``, i.e. d >~ 25 for the default
+    cut; in lower dimension the step removes the upper tail alone.
     """
     n = Z.shape[0]
     centred = Z - np.median(Z, axis=0)

@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from skpapers.datasets import make_contaminated_sim
 from skpapers.linear_model import RobustSingleIndexRegressor
 from skpapers.linear_model._sim_links import link_constants, resolve_link, smoothness
-from skpapers.linear_model._sim_robust import trimmed_mse
+from skpapers.linear_model._sim_robust import _shell_weights, trimmed_mse
 
 SEEDS = (0, 1, 2)
 NON_ROBUST = dict(
@@ -224,6 +224,26 @@ def test_inlier_mask_keeps_inliers_and_drops_some_hijackers():
     assert (~raw[outliers]).sum() > 10 and (~raw[~outliers]).mean() < 0.01
     none = RobustSingleIndexRegressor(contamination=0).fit(X, y)
     assert none.inlier_mask_.all()
+
+
+def test_shell_step_removes_squeezed_rows_within_budget():
+    rng = np.random.RandomState(0)
+    # the lower side of the shell exists only for d >~ 25: (d - 0) / sqrt(2 d) > 3.5
+    n, d, eps = 2000, 50, 0.1
+    Z = rng.standard_normal((n, d))
+    squeezed = np.arange(150)  # rows on a line: squared norm ~ 1 instead of ~ d
+    Z[squeezed] = rng.standard_normal((150, 1)) * np.eye(d)[0] + 0.1 * rng.standard_normal(
+        (150, d)
+    )
+    w = _shell_weights(Z, eps)
+    dropped = w == 0
+    assert dropped[squeezed].mean() > 0.95
+    assert dropped[150:].mean() < 0.01  # only the chi-square tail of clean rows
+    # more atypical rows than the budget 2 eps n = 120: exactly 120 go, nearly all squeezed
+    dropped = _shell_weights(Z, 0.03) == 0
+    assert dropped.sum() == 120 and dropped[150:].sum() <= 2
+    # clean Gaussian rows: a thin tail only
+    assert (_shell_weights(rng.standard_normal((n, d)), eps) == 0).mean() < 0.01
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
