@@ -103,6 +103,15 @@ def robust_whitening(X, method, eps, random_state):
     return location.astype(X.dtype), W.astype(X.dtype), Z.astype(X.dtype, copy=False)
 
 
+def inlier_level(m, dim, eps):
+    """Top eigenvalue of an isotropic inlier covariance, plus slack.
+
+    ``(1 + sqrt(dim / m))^2`` (the edge of the Marchenko-Pastur law for m rows
+    in dim dimensions) plus ``eps log(1 / eps)``.
+    """
+    return (1.0 + np.sqrt(dim / m)) ** 2 + eps * np.log(1.0 / eps)
+
+
 def _shell_weights(Z, eps, cut=3.5):
     """Thin-shell pruning: drop rows whose squared norm leaves the inlier shell.
 
@@ -149,7 +158,7 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5)):
     if eps <= 0 or eps * n < 1:
         return np.ones(n, dtype=bool)
     w = _shell_weights(Z, eps)
-    threshold = (1.0 + np.sqrt(d / n)) ** 2 + eps * np.log(1.0 / eps)
+    threshold = inlier_level(n, d, eps)
     budget = 2.0 * eps * n
     v = rng.standard_normal(d)
     v /= np.linalg.norm(v)
@@ -261,12 +270,14 @@ def _gt_times(Z, c, u, with_one):
     return np.append(head, cu.sum()) if with_one else head
 
 
-def _filter_mean(Z, c, eps, rng, with_one, state, n_rounds=4, n_power=(10, 3)):
+def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=(10, 3)):
     m = c.shape[0]
     k = int(np.ceil(2.0 * eps * m / n_rounds)) if eps > 0 else 0
     if k == 0 or m - n_rounds * k < 1:
         return _gt_times(Z, c, np.ones(m), with_one) / m
     dim = Z.shape[1] + int(with_one)
+    A = (lambda v: v) if whitener is None else whitener
+    threshold = 0.0 if whitener is None else inlier_level(m, dim, eps)
     v = state.get("v")
     steps = n_power[1]
     if v is None or v.shape[0] != dim:
@@ -276,15 +287,17 @@ def _filter_mean(Z, c, eps, rng, with_one, state, n_rounds=4, n_power=(10, 3)):
     w = np.ones(m)
     for _ in range(n_rounds):
         sw = w.sum()
-        mu = _gt_times(Z, c, w, with_one) / sw
+        mu = A(_gt_times(Z, c, w, with_one) / sw)
         for _ in range(steps):
-            gv = _g_times(Z, c, v, with_one)
-            u = _gt_times(Z, c, w * gv, with_one) / sw - mu * (mu @ v)
+            gv = _g_times(Z, c, A(v), with_one)
+            u = A(_gt_times(Z, c, w * gv, with_one)) / sw - mu * (mu @ v)
             nu = np.linalg.norm(u)
             if not nu > 0:
                 break
             v = u / nu
-        tau = np.square(_g_times(Z, c, v, with_one) - mu @ v)
+        tau = np.square(_g_times(Z, c, A(v), with_one) - mu @ v)
+        if (w @ tau) / sw <= threshold:
+            break
         tau[w == 0] = -np.inf
         w[np.argpartition(tau, m - k)[m - k :]] = 0.0
     state["v"] = v
@@ -328,7 +341,7 @@ def _median_of_means(Z, c, eps, rng, with_one):
     return geometric_median(means)
 
 
-def robust_mean(Z, c, eps, method, rng, with_one=True, state=None):
+def robust_mean(Z, c, eps, method, rng, with_one=True, state=None, whitener=None):
     """Robust mean of the implicit rows ``c_i [z_i; 1]`` (or ``c_i z_i``).
 
     Parameters
@@ -344,13 +357,20 @@ def robust_mean(Z, c, eps, method, rng, with_one=True, state=None):
         Append the ones column (the intercept coordinate).
     state : dict or None
         Warm start of the filter's power iterations, updated in place.
+    whitener : callable or None
+        "filter" only: ``v -> A v`` with ``A`` the inverse square root of the
+        inlier covariance of the rows. The filter then searches for outliers
+        in the whitened rows and stops once the top eigenvalue of their
+        weighted covariance is at the inlier level (``inlier_level``). Without
+        it the rows are taken as isotropic and every round removes its share.
 
     Returns
     -------
     mean : ndarray of shape (d + with_one,)
     """
     if method == "filter":
-        return _filter_mean(Z, c, eps, rng, with_one, {} if state is None else state)
+        state = {} if state is None else state
+        return _filter_mean(Z, c, eps, rng, with_one, state, whitener)
     if method == "trimmed_mean" and eps > 0:
         return _trimmed_coordinate_mean(Z, c, eps, with_one)
     if method == "median_of_means":
