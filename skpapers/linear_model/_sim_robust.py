@@ -103,13 +103,12 @@ def robust_whitening(X, method, eps, random_state):
     return location.astype(X.dtype), W.astype(X.dtype), Z.astype(X.dtype, copy=False)
 
 
-def inlier_level(m, dim, eps):
-    """Top eigenvalue of an isotropic inlier covariance, plus slack.
+def mp_edge(m, dim):
+    """``(1 + sqrt(dim / m))^2``: top eigenvalue of m isotropic rows' covariance.
 
-    ``(1 + sqrt(dim / m))^2`` (the edge of the Marchenko-Pastur law for m rows
-    in dim dimensions) plus ``eps log(1 / eps)``.
+    The upper edge of the Marchenko-Pastur law, the inlier level of the filters.
     """
-    return (1.0 + np.sqrt(dim / m)) ** 2 + eps * np.log(1.0 / eps)
+    return (1.0 + np.sqrt(dim / m)) ** 2
 
 
 def _shell_weights(Z, eps, cut=3.5):
@@ -158,7 +157,7 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5)):
     if eps <= 0 or eps * n < 1:
         return np.ones(n, dtype=bool)
     w = _shell_weights(Z, eps)
-    threshold = inlier_level(n, d, eps)
+    threshold = mp_edge(n, d) + eps * np.log(1.0 / eps)
     budget = 2.0 * eps * n
     v = rng.standard_normal(d)
     v /= np.linalg.norm(v)
@@ -277,7 +276,7 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
         return _gt_times(Z, c, np.ones(m), with_one) / m
     dim = Z.shape[1] + int(with_one)
     A = (lambda v: v) if whitener is None else whitener
-    threshold = 0.0 if whitener is None else inlier_level(m, dim, eps)
+    threshold = 0.0 if whitener is None else mp_edge(m, dim)
     v = state.get("v")
     steps = n_power[1]
     if v is None or v.shape[0] != dim:
@@ -361,7 +360,7 @@ def robust_mean(Z, c, eps, method, rng, with_one=True, state=None, whitener=None
         "filter" only: ``v -> A v`` with ``A`` the inverse square root of the
         inlier covariance of the rows. The filter then searches for outliers
         in the whitened rows and stops once the top eigenvalue of their
-        weighted covariance is at the inlier level (``inlier_level``). Without
+        weighted covariance is at the inlier level (``mp_edge``). Without
         it the rows are taken as isotropic and every round removes its share.
 
     Returns

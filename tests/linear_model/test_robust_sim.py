@@ -19,7 +19,7 @@ from skpapers.linear_model._sim_links import link_constants, resolve_link, smoot
 from skpapers.linear_model._sim_robust import (
     _shell_weights,
     huber_clip,
-    inlier_level,
+    mp_edge,
     robust_mean,
     trimmed_mse,
 )
@@ -283,7 +283,7 @@ def test_whitened_filter_removes_nothing_from_clean_gradients():
     rng = np.random.RandomState(0)
     assert_allclose(robust_mean(Z, c, 0.1, "filter", rng, whitener=A), plain)
     assert not np.allclose(robust_mean(Z, c, 0.1, "filter", rng), plain)
-    assert inlier_level(10_000, 21, 0.1) < 1.5
+    assert_allclose(mp_edge(10_000, 100), 1.21)
 
 
 def test_whitened_filter_removes_a_hidden_gradient_spike():
