@@ -43,29 +43,34 @@ def _grid_losses(p, y, f, grid, eps):
     return out
 
 
-def _search_1d(p, y, f, eps, even, t_max=3.0, n_coarse=31, n_fine=21, n_doubling=4):
+def _search_1d(
+    p, y, f, eps, even, t_max=3.0, n_coarse=31, n_fine=21, n_doubling=4, coarse_rows=20_000
+):
     """Trimmed 1-D fit of the scale t in y ~ f(t p): coarse grid, then a fine one.
 
     The grid excludes 0 and, for even links, negative t. It doubles t_max (at most
-    ``n_doubling`` times) while the minimum sits on its edge.
+    ``n_doubling`` times) while the minimum sits on its edge. The coarse grid only
+    brackets the minimum: above ``2 coarse_rows`` rows it is scored on a systematic
+    subsample of about ``coarse_rows`` rows. The fine grid, centred on the coarse
+    minimum, is scored on all rows and gives the returned scale and loss.
     """
+    step_rows = max(1, p.shape[0] // coarse_rows) if p.shape[0] > 2 * coarse_rows else 1
+    p_c, y_c = p[::step_rows], y[::step_rows]
     for i in range(n_doubling + 1):
         lo = 0.0 if even else -t_max
         grid = np.linspace(lo, t_max, n_coarse)
         grid = grid[grid != 0]
-        losses = _grid_losses(p, y, f, grid, eps)
+        losses = _grid_losses(p_c, y_c, f, grid, eps)
         j = int(np.nanargmin(losses)) if np.any(np.isfinite(losses)) else 0
         if abs(grid[j]) < t_max or i == n_doubling:
             break
         t_max *= 2.0
     step = (t_max - lo) / (n_coarse - 1)
-    fine = np.linspace(grid[j] - step, grid[j] + step, n_fine)
+    fine = np.linspace(grid[j] - step, grid[j] + step, n_fine)  # centre: grid[j]
     fine = fine[(fine > 0) if even else (fine != 0)]
     fine_losses = _grid_losses(p, y, f, fine, eps)
     i = int(np.nanargmin(fine_losses)) if np.any(np.isfinite(fine_losses)) else 0
-    if fine_losses[i] < losses[j]:
-        return float(fine[i]), float(fine_losses[i])
-    return float(grid[j]), float(losses[j])
+    return float(fine[i]), float(fine_losses[i])
 
 
 def _spectral_candidates(Z, y, clip, init, eps, rng, verbose):
@@ -328,7 +333,8 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
     follows the project's reconstruction (``robust_sim.md``). Named deviations
     and additions: robust whitening (not in the theory); ``init="auto"`` and the
     candidate choice by trimmed loss; the 1-D fit uses a 31-point coarse grid
-    and a 21-point fine grid instead of one 121-point grid; the covariate filter
+    (scored on a systematic subsample of about 20 000 rows when n > 40 000) and
+    a 21-point fine grid on all rows instead of one 121-point grid; the covariate filter
     starts with a thin-shell test (rows whose squared distance to the median
     lies more than 3.5 robust deviations from its median are removed: the
     degree-2 score of Gaussian covariance filters, which catches rows squeezed

@@ -38,7 +38,9 @@ def _inv_sqrt(S):
 
 def _median_mad(X):
     med = np.median(X, axis=0)
-    mad = _MAD_TO_SD * np.median(np.abs(X - med), axis=0)
+    dev = X - med
+    np.abs(dev, out=dev)
+    mad = _MAD_TO_SD * np.median(dev, axis=0, overwrite_input=True)
     mad[~(mad > 0)] = 1.0
     return med, mad
 
@@ -46,26 +48,27 @@ def _median_mad(X):
 def _trimmed_scatter(X, eps, n_steps=4):
     """Two-sided trimmed C-steps from the coordinatewise median/MAD start."""
     med, mad = _median_mad(X)
-    z0 = (X - med) / mad
+    z0 = X - med
+    z0 /= mad
     d = X.shape[1]
     dist = np.einsum("ij,ij->i", z0, z0)
     for _ in range(n_steps):
         if eps > 0:
             lo, hi = np.quantile(dist, [eps, 1.0 - eps])
-            keep = (dist >= lo) & (dist <= hi)
-            sub = z0[keep]
+            sub = z0[(dist >= lo) & (dist <= hi)]
         else:
             sub = z0
         m = sub.mean(axis=0)
         S = np.atleast_2d(np.cov(sub, rowvar=False, bias=False))
         root = _inv_sqrt(S)
-        zc = (z0 - m) @ root
+        zc = z0 @ root
+        zc -= m @ root
         dist = np.einsum("ij,ij->i", zc, zc)
     factor = np.median(dist) / chi2.ppf(0.5, d)
     factor = factor if factor > 0 else 1.0
     root = root / np.sqrt(factor)
-    Z = (z0 - m) @ root
-    return med + mad * m, root / mad[:, None], Z
+    zc /= np.sqrt(factor)
+    return med + mad * m, root / mad[:, None], zc
 
 
 def robust_whitening(X, method, eps, random_state):
