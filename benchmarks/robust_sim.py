@@ -9,12 +9,15 @@ beta*, plain GD on the clean rows only), and each scikit-learn linear regressor
 turned into a SIM by the estimator's trimmed 1-D scale fit along its direction;
 fit seconds per method.
 
-Default: the spec's Table 1 setting (n = 1e4, d = 50, t(2.5) noise, sigma = 0.5;
-GeLU, Swish, ReLU, tanh; ``--seeds`` seeds, 3 by default), with a table of the issue's
-targets at the largest eps (worst seed): ours at most 2x the clean oracle, and
-Huber+1D at least 3x ours. ``--full``: more links, noises and attacks. ``--quick``: smoke run.
-``--scaling``: fit seconds for n in {1e4, 1e5, 1e6} at d = 50 and their ratio to
-one ``X @ w`` pass (``robust_sim_scaling.csv``); ``--scaling-only`` skips the table.
+``Ours`` runs at its defaults except ``contamination = max(0.1, eps)`` (an upper
+bound on eps, as the estimator expects). Default: the spec's Table 1 setting (n = 1e4,
+d = 50, t(2.5) noise, sigma = 0.5; GeLU, Swish, ReLU, tanh; ``--seeds`` seeds, 3 by
+default), with a table of the issue's targets at eps = 0.1 (worst seed): ours at most
+2x the clean oracle, and Huber+1D at least 3x ours under hijack. ``--full``: six
+links, Gaussian and t(2.5) noise, all six attacks, eps up to 0.2; ``--linear`` picks
+the linear peers. ``--quick``: smoke run. ``--scaling``: fit seconds for n in {1e4,
+1e5, 1e6} at d = 50 and their ratio to one ``X @ w`` pass (``robust_sim_scaling.csv``);
+``--scaling-only`` skips the table.
 
 Run: ``python benchmarks/robust_sim.py [--quick|--full] [--scaling|--scaling-only] [--out DIR]``.
 """
@@ -61,9 +64,10 @@ def run_cell(link, noise, eps, attack, n, d, seed, linear):
     lk = resolve_link(link)
     row = {"link": link, "noise": str(noise), "eps": eps, "attack": attack, "n": n, "d": d,
            "seed": seed}
+    bound = max(0.1, eps)  # contamination is an upper bound on eps (0.1 = the default)
     fits = {
-        "Ours": (dict(), X, y),
-        "Ours-huber": (dict(aggregator="huber"), X, y),
+        "Ours": (dict(contamination=bound), X, y),
+        "Ours-huber": (dict(contamination=bound, aggregator="huber"), X, y),
         "NonRobust": (NON_ROBUST, X, y),
         "Oracle": (dict(contamination=0, aggregator="mean", whiten=None, init=truth),
                    X[~outliers], y[~outliers]),
@@ -80,7 +84,7 @@ def run_cell(link, noise, eps, attack, n, d, seed, linear):
         w = np.ravel(make(seed).fit(X, y).coef_ if name != "RANSAC+1D"
                      else make(seed).fit(X, y).estimator_.coef_)
         w = w / np.linalg.norm(w)
-        t, _ = _search_1d(X @ w, y, lk.f, 0.1, lk.is_even)
+        t, _ = _search_1d(X @ w, y, lk.f, bound, lk.is_even)
         row[f"{name} s"] = time.perf_counter() - t0
         row[name] = _err(t * w, truth, lk.is_even)
     return row
@@ -101,8 +105,10 @@ def _targets(table, eps):
         agg.update({"Huber+1D": "min", "Huber+1D/Ours": "min"})
     out = cells.groupby(["link", "noise", "attack"], sort=False).agg(agg).reset_index()
     out["<= 2x oracle"] = out["Ours/Oracle"] <= 2.0
-    if "Huber+1D" in cells:
-        out[">= 3x below Huber+1D"] = out["Huber+1D/Ours"] >= 3.0
+    if "Huber+1D" in cells:  # the issue sets this target under hijack only
+        met = (out["Huber+1D/Ours"] >= 3.0).astype(object)
+        met[out["attack"] != "hijack"] = ""
+        out[">= 3x below Huber+1D (hijack)"] = met
     return out.round(3)
 
 
