@@ -106,12 +106,16 @@ def robust_whitening(X, method, eps, random_state):
     return location.astype(X.dtype), W.astype(X.dtype), Z.astype(X.dtype, copy=False)
 
 
-def mp_edge(m, dim):
-    """``(1 + sqrt(dim / m))^2``: top eigenvalue of m isotropic rows' covariance.
+def mp_edge(m, dim, kappa=1.0):
+    """Top eigenvalue of the covariance of m isotropic rows: ``(1 + sqrt(kappa dim / m))^2``.
 
-    The upper edge of the Marchenko-Pastur law, the inlier level of the filters.
+    With ``kappa = 1`` this is the upper edge of the Marchenko-Pastur law (Gaussian
+    rows). Rows ``c_i g_i`` with random scales ``c_i`` and Gaussian ``g_i``
+    fluctuate more: ``kappa = E[c^4] / E[c^2]^2`` (a first-order correction; it
+    matches the exact top eigenvalue of clean whitened gradient rows to about
+    0.03 at m = 1e4, dim = 21 and 51).
     """
-    return (1.0 + np.sqrt(dim / m)) ** 2
+    return (1.0 + np.sqrt(kappa * dim / m)) ** 2
 
 
 def _shell_weights(Z, eps, cut=3.5):
@@ -279,7 +283,8 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
         return _gt_times(Z, c, np.ones(m), with_one) / m
     dim = Z.shape[1] + int(with_one)
     A = (lambda v: v) if whitener is None else whitener
-    threshold = 0.0 if whitener is None else mp_edge(m, dim)
+    c2 = np.square(c)
+    c4 = np.square(c2)
     v = state.get("v")
     steps = n_power[1]
     if v is None or v.shape[0] != dim:
@@ -298,8 +303,10 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
                 break
             v = u / nu
         tau = np.square(_g_times(Z, c, A(v), with_one) - mu @ v)
-        if (w @ tau) / sw <= threshold:
-            break
+        if whitener is not None:  # stop at the clean rows' level
+            kappa = (w @ c4) * sw / (w @ c2) ** 2
+            if (w @ tau) / sw <= mp_edge(sw, dim, kappa):
+                break
         tau[w == 0] = -np.inf
         w[np.argpartition(tau, m - k)[m - k :]] = 0.0
     state["v"] = v
@@ -361,10 +368,12 @@ def robust_mean(Z, c, eps, method, rng, with_one=True, state=None, whitener=None
         Warm start of the filter's power iterations, updated in place.
     whitener : callable or None
         "filter" only: ``v -> A v`` with ``A`` the inverse square root of the
-        inlier covariance of the rows. The filter then searches for outliers
-        in the whitened rows and stops once the top eigenvalue of their
-        weighted covariance is at the inlier level (``mp_edge``). Without
-        it the rows are taken as isotropic and every round removes its share.
+        inlier second moment of the rows. The filter then searches for
+        outliers in the whitened rows and stops as soon as the Rayleigh
+        quotient of its (warm-started, not fully converged) power iterate is
+        at the clean rows' top eigenvalue, ``mp_edge(m, dim, kappa)`` with
+        ``kappa`` the kurtosis of ``c``. Without it the rows are taken as
+        isotropic and every round removes its share.
 
     Returns
     -------
