@@ -209,6 +209,28 @@ def gauss_hermite(n_nodes=200):
     return z[keep], w[keep] / _SQRT_2PI
 
 
+@functools.lru_cache(maxsize=64)
+def _trapezoid_nodes(n_nodes):
+    z = np.linspace(-12.0, 12.0, n_nodes)
+    return z, (z[1] - z[0]) * np.exp(-0.5 * z * z) / _SQRT_2PI
+
+
+def _gaussian_nodes(norm, gh_max_norm=2.0, points_per_unit=50, max_nodes=2**15):
+    """Quadrature nodes in Z for integrands that vary on the scale ``1 / norm``.
+
+    Gauss-Hermite up to ``norm = gh_max_norm``; beyond, the features of ``f(norm
+    Z + b)`` (the bump of a sigmoid's derivative, a kink) are narrower than the
+    spacing of its nodes, so a trapezoid rule on ``|Z| <= 12`` with
+    ``points_per_unit`` nodes per unit of s (rounded up to a power of two, at
+    most ``max_nodes``, plus one; cached) is used instead: it converges fast for
+    Gaussian-weighted integrands.
+    """
+    if norm <= gh_max_norm:
+        return gauss_hermite()
+    wanted = min(24.0 * points_per_unit * norm, max_nodes)
+    return _trapezoid_nodes(int(2 ** np.ceil(np.log2(wanted))) + 1)
+
+
 def link_constants(link, norm=1.0, offset=0.0):
     """Gaussian constants of ``link`` at index ``s = norm * Z + offset``.
 
@@ -228,7 +250,7 @@ def link_constants(link, norm=1.0, offset=0.0):
         E[f(s) (Z^2 - 1)] (= E f'' at unit norm), ``first`` = E f'(s),
         ``fp2`` = E f'(s)^2, ``fp2z2`` = E f'(s)^2 Z^2, ``fp2z`` = E f'(s)^2 Z.
     """
-    z, w = gauss_hermite()
+    z, w = _gaussian_nodes(norm)
     s = norm * z + offset
     with np.errstate(over="ignore", invalid="ignore"):
         f = np.asarray(link.f(s), dtype=float)

@@ -114,6 +114,18 @@ def test_link_constants_match_table(name):
     assert_allclose(1.0 / smoothness(link, 1.0, 0.0, False), inv_l, rtol=6e-3)
 
 
+@pytest.mark.parametrize("name", ["sigmoid", "probit", "tanh"])
+@pytest.mark.parametrize("norm", [3.0, 20.0, 200.0])
+def test_link_constants_of_steep_links(name, norm):
+    # E f'(norm Z + b)^2 ~ phi(b / norm) / norm * int f'(s)^2 ds once norm >> 1: the
+    # Gauss-Hermite nodes miss the narrow bump (0.46x at norm 20 for the sigmoid)
+    link = resolve_link(name)
+    s = np.linspace(-60.0, 60.0, 600_001)
+    ref = np.sum(link.df(s) ** 2 * np.exp(-0.5 * ((s - 0.3) / norm) ** 2)) * (s[1] - s[0])
+    ref /= norm * np.sqrt(2 * np.pi)
+    assert_allclose(link_constants(link, norm, 0.3)["fp2"], ref, rtol=1e-6)
+
+
 def test_esc_constant_attribute_and_aliases():
     X, y, _, _ = _data("tanh", 0.0, "labels", 0)
     assert_allclose(RobustSingleIndexRegressor("tanh").fit(X, y).esc_constant_, 0.364, atol=1e-3)
