@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skpapers.datasets import make_contaminated_sim
 from skpapers.linear_model import RobustSingleIndexRegressor
-from skpapers.linear_model._robust_sim import _gradient_whitener
+from skpapers.linear_model._robust_sim import _gradient_whitener, _huber_trim_ratio
 from skpapers.linear_model._sim_links import link_constants, resolve_link, smoothness
 from skpapers.linear_model._sim_robust import (
     _shell_weights,
@@ -299,6 +299,13 @@ def test_filter_level_tracks_the_clean_top_eigenvalue(link):
     assert abs((mp_edge(10_000, 51, kappa) - 1) / (top - 1) - 1) < 0.3
     assert (mp_edge(10_000, 51) - 1) / (top - 1) < 0.7
     assert_allclose(mp_edge(10_000, 100), 1.21)
+
+
+@pytest.mark.parametrize("eps", [0.05, 0.1, 0.3])
+def test_huber_trim_ratio_is_the_gaussian_consistency_factor(eps):
+    psi = huber_clip(np.random.RandomState(0).standard_normal(400_000))
+    assert_allclose(trimmed_mse(psi, eps) / np.mean(psi * psi), _huber_trim_ratio(eps), rtol=2e-3)
+    assert _huber_trim_ratio(0.0) == 1.0
 
 
 def test_whitened_filter_mostly_leaves_clean_gradients_alone():
