@@ -176,7 +176,7 @@ def main(argv=None):
     else:  # spec Table 1 setting
         n, d, links, noises = 10_000, 50, ["gelu", "swish", "relu", "tanh"], [(2.5, 0.5)]
         attacks, epss = ["hijack", "labels"], [0.0, 0.05, 0.1]
-        linear = ["OLS+1D", "Huber+1D", "RANSAC+1D", "Quantile+1D"]
+        linear = list(LINEAR)
     if args.linear is not None:
         linear = [name for name in args.linear.split(",") if name]
         unknown = sorted(set(linear) - set(LINEAR))
