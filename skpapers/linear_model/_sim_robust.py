@@ -283,8 +283,7 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
         return _gt_times(Z, c, np.ones(m), with_one) / m
     dim = Z.shape[1] + int(with_one)
     A = (lambda v: v) if whitener is None else whitener
-    c2 = np.square(c)
-    c4 = np.square(c2)
+    c2 = np.square(c) if whitener is not None else None
     v = state.get("v")
     steps = n_power[1]
     if v is None or v.shape[0] != dim:
@@ -304,7 +303,7 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
             v = u / nu
         tau = np.square(_g_times(Z, c, A(v), with_one) - mu @ v)
         if whitener is not None:  # stop at the clean rows' level
-            kappa = (w @ c4) * sw / (w @ c2) ** 2
+            kappa = (w @ np.square(c2)) * sw / (w @ c2) ** 2
             if (w @ tau) / sw <= mp_edge(sw, dim, kappa):
                 break
         tau[w == 0] = -np.inf
