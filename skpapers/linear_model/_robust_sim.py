@@ -14,6 +14,7 @@ from sklearn.utils.validation import check_is_fitted, check_random_state, valida
 
 from skpapers.linear_model._sim_links import (
     LINK_NAMES,
+    _phi,
     link_constants,
     resolve_link,
     smoothness,
@@ -29,10 +30,6 @@ from skpapers.linear_model._sim_robust import (
 from skpapers.utils._param_validation import Interval, StrOptions
 
 _ESC_WARN = 1e-3
-
-
-def _phi(t):
-    return np.exp(-0.5 * t * t) / np.sqrt(2.0 * np.pi)
 
 
 def _grid_losses(p, y, f, grid, eps):
@@ -154,12 +151,12 @@ def _gradient_whitener(link, theta, b, psi2):
     plain mean by about 40 % (a more lenient filter). Returns None when
     ``psi2`` is 0 or not finite.
     """
-    cst = link_constants(link, float(np.linalg.norm(theta)), float(b))
+    norm = float(np.linalg.norm(theta))
+    cst = link_constants(link, norm, float(b))
     perp = psi2 * cst["fp2"]
     if not (perp > 0 and np.isfinite(perp)):
         return None
     scale = 1.0 / np.sqrt(perp)
-    norm = float(np.linalg.norm(theta))
     if not norm > 0:
         return lambda v: scale * v
     q = theta / norm
