@@ -33,22 +33,27 @@ import pandas as pd
 from scipy.cluster.hierarchy import linkage as scipy_linkage
 
 from skpapers.cluster import FairHierarchicalClustering
-from skpapers.cluster._fair_ops import (
+from skpapers.cluster._fair_hierarchical.similarity import (
+    base_linkage,
+    condensed_distance,
+    similarity_rows,
+)
+from skpapers.cluster._fair_hierarchical.tree_operators import (
     WorkTree,
     fair_hc,
     make_fair,
     rebalance_tree,
     refine_rebalance_tree,
 )
-from skpapers.cluster._hc_metrics import (
+from skpapers.datasets import load_adult, load_bank, stratified_subsample
+from skpapers.utils._hierarchy import (
+    HierarchyTree,
+    as_hierarchy,
     cost_from_rows,
     encode_groups,
     fairness_from_counts,
     group_counts,
 )
-from skpapers.cluster._hc_similarity import base_linkage, condensed_distance, similarity_rows
-from skpapers.cluster._hc_tree import HierarchyTree, as_hierarchy
-from skpapers.datasets import load_adult, load_bank, stratified_subsample
 
 DATASETS = {
     "census-sex": lambda: load_adult(sensitive="sex"),

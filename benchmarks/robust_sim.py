@@ -36,11 +36,11 @@ from sklearn.linear_model import (
     RANSACRegressor,
     TheilSenRegressor,
 )
+from skpapers.linear_model._single_index.links import resolve_link
 
 from skpapers.datasets import make_contaminated_sim
 from skpapers.linear_model import RobustSingleIndexRegressor
-from skpapers.linear_model._robust_sim import _search_1d
-from skpapers.linear_model._sim_links import resolve_link
+from skpapers.linear_model._single_index.estimator import _search_1d
 
 NON_ROBUST = dict(
     contamination=0, aggregator="mean", whiten=None, spectral_clip=None, init="spectral"

@@ -46,6 +46,21 @@ from sklearn.linear_model import (
     QuantileRegressor,
     RANSACRegressor,
 )
+from skpapers.decomposition._unlabeled_pca.solvers import (
+    _coherence_pursuit,
+    _dpcp,
+    _lad,
+    _lsrf,
+    _pseudo_likelihood,
+    _unit_rows,
+)
+from skpapers.decomposition._upca_eval import (
+    compute_err,
+    lsrf_textbook,
+    normalise_records,
+    permute_records,
+    refined_error,
+)
 
 from skpapers.datasets import (
     load_breast_cancer_benign,
@@ -54,21 +69,6 @@ from skpapers.datasets import (
     make_permuted_subspace,
 )
 from skpapers.decomposition import UnlabeledPCA
-from skpapers.decomposition._upca_eval import (
-    compute_err,
-    lsrf_textbook,
-    normalise_records,
-    permute_records,
-    refined_error,
-)
-from skpapers.decomposition._upca_solvers import (
-    _coherence_pursuit,
-    _dpcp,
-    _lad,
-    _lsrf,
-    _pseudo_likelihood,
-    _unit_rows,
-)
 from skpapers.metrics import principal_angle, relative_restoration_error
 
 

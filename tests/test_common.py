@@ -178,3 +178,36 @@ def test_grid_search_runs_on_dask_workers(estimator, dask_client):
     worker_pids = {float(pid) for pid in dask_client.run(os.getpid).values()}
     assert fit_pids <= worker_pids, (fit_pids, worker_pids)
     assert float(os.getpid()) not in fit_pids
+
+
+@pytest.mark.parametrize(
+    "estimator, function",
+    [
+        ("skpapers.decomposition:UnlabeledPCA", "skpapers.decomposition:unlabeled_pca"),
+        ("skpapers.cluster:FairHierarchicalClustering", "skpapers.cluster:fair_hierarchical_tree"),
+        ("skpapers.cluster:TransportClustering", "skpapers.cluster:transport_clustering"),
+        (
+            "skpapers.linear_model:RobustSingleIndexRegressor",
+            "skpapers.linear_model:robust_single_index",
+        ),
+    ],
+)
+def test_function_defaults_match_the_estimator(estimator, function):
+    """The functional core and the estimator declare the same parameters and defaults."""
+    import importlib
+    import inspect
+
+    def load(path):
+        module, name = path.split(":")
+        return getattr(importlib.import_module(module), name)
+
+    est_params = inspect.signature(load(estimator).__init__).parameters
+    fun_params = inspect.signature(load(function)).parameters
+    for name, param in est_params.items():
+        if name == "self" or (name == "n_clusters" and "fair" in function):
+            continue  # the flat cut of the fair tree is the estimator's labels_
+        assert name in fun_params, f"{function} lacks the parameter {name!r}"
+        assert fun_params[name].default == param.default, (
+            f"{name}: {function} defaults to {fun_params[name].default!r}, "
+            f"{estimator} to {param.default!r}"
+        )

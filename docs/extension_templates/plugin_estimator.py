@@ -20,9 +20,10 @@ and add the contract test to your suite::
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
-from sklearn.utils._param_validation import Interval
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skpapers.utils import Interval, fit_context
 
 
 class MyShrinker(RegressorMixin, BaseEstimator):  # mixins go LEFT of BaseEstimator
@@ -55,7 +56,7 @@ class MyShrinker(RegressorMixin, BaseEstimator):  # mixins go LEFT of BaseEstima
     def __init__(self, alpha=1.0):
         self.alpha = alpha  # store verbatim: no validation, no copies
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         """Fit the model.
 

@@ -16,8 +16,7 @@ import numpy as np
 from sklearn.linear_model import HuberRegressor, LinearRegression
 
 from skpapers.datasets import make_contaminated_sim
-from skpapers.linear_model import RobustSingleIndexRegressor
-from skpapers.linear_model._robust_sim import _search_1d
+from skpapers.linear_model import RobustSingleIndexRegressor, fit_link_scale
 
 X, y, coef, outliers = make_contaminated_sim(
     2000, 20, "gelu", (2.5, 0.5), 0.1, "hijack", random_state=0
@@ -42,12 +41,11 @@ for eps in epss:
                                           random_state=1)
     errors["ours"].append(np.linalg.norm(
         RobustSingleIndexRegressor(random_state=0).fit(X, y).coef_ - coef))
-    link = est.link_
     for name, model in (("Huber+1D", HuberRegressor(max_iter=500)),
                         ("OLS+1D", LinearRegression())):
         w = model.fit(X, y).coef_
         w = w / np.linalg.norm(w)
-        t, _ = _search_1d(X @ w, y, link.f, 0.1, link.is_even)
+        t, _ = fit_link_scale(X @ w, y, "gelu", contamination=0.1)
         errors[name].append(np.linalg.norm(t * w - coef))
 fig, ax = plt.subplots()
 for name, values in errors.items():

@@ -35,7 +35,7 @@ def run():
         est = FairHierarchicalClustering(method=method, h=h, k=2).fit(
             X, sensitive_features=colour
         )
-        threshold = max(h, int(np.ceil(1 / (2 * est.epsilon_))))
+        threshold = est.fairness_threshold_
         base = cluster_fairness(vanilla.tree_, colour, min_size=threshold)["violation"]
         if method == "polylog":
             rows.append(

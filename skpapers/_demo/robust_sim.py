@@ -15,11 +15,11 @@ def _huber_1d(X, y, link):
     """HuberRegressor direction + the estimator's trimmed 1-D scale fit."""
     from sklearn.linear_model import HuberRegressor
 
-    from skpapers.linear_model._robust_sim import _search_1d
+    from skpapers.linear_model import fit_link_scale
 
     w = HuberRegressor(max_iter=500).fit(X, y).coef_
     w = w / np.linalg.norm(w)
-    t, _ = _search_1d(X @ w, y, link.f, 0.1, link.is_even)
+    t, _ = fit_link_scale(X @ w, y, link, contamination=0.1)
     return t * w
 
 

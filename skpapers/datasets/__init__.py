@@ -17,7 +17,7 @@ from skpapers.datasets._transport import (
     make_sbm_cost,
     make_shifted_gaussians,
 )
-from skpapers.datasets._upca import make_permuted_subspace
+from skpapers.datasets._upca import make_permuted_subspace, normalize_records, permute_records
 
 __all__ = [
     "load_adult",
@@ -31,5 +31,7 @@ __all__ = [
     "make_permuted_subspace",
     "make_sbm_cost",
     "make_shifted_gaussians",
+    "normalize_records",
+    "permute_records",
     "stratified_subsample",
 ]

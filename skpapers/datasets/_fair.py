@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from skpapers.cluster._hc_metrics import encode_groups
+from skpapers.utils._hierarchy import encode_groups
 
 __all__ = ["stratified_subsample"]
 

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-from skpapers.linear_model._sim_links import resolve_link
+from skpapers.utils._links import resolve_link
 
 _ATTACKS = ("labels", "hijack", "gradient", "leverage", "mimic", "random")
 

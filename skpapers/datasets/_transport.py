@@ -15,7 +15,7 @@ from scipy.sparse.csgraph import shortest_path
 from sklearn.datasets import make_moons
 from sklearn.utils import check_random_state
 
-from skpapers.utils._param_validation import Interval, validate_params
+from skpapers.utils._sklearn import Interval, validate_params
 
 __all__ = [
     "make_fragmented_hypercube",

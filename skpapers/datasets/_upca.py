@@ -5,11 +5,11 @@
 import numbers
 
 import numpy as np
-from sklearn.utils import check_random_state
+from sklearn.utils import check_array, check_random_state
 
-from skpapers.utils._param_validation import Interval, StrOptions, validate_params
+from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
-__all__ = ["make_permuted_subspace"]
+__all__ = ["make_permuted_subspace", "normalize_records", "permute_records"]
 
 
 def _random_permutations(rng, n_rows, k):
@@ -152,3 +152,114 @@ def make_permuted_subspace(
     if missing_ratio > 0:
         X[rng.random(X.shape) < missing_ratio] = np.nan
     return X, X_true, components, permuted_mask
+
+
+def normalize_records(X):
+    """Centre every column (attribute) of a table and divide it by its norm.
+
+    The column norms and means are invariant under shuffling the entries of a
+    column, so they are the same before and after :func:`permute_records`, and
+    ``X_normalized * norms + means`` maps any restored table back to the
+    original units.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_records, n_attributes)
+        The table; no column may be constant.
+
+    Returns
+    -------
+    X_normalized : ndarray of shape (n_records, n_attributes)
+        Centred columns of unit norm.
+    norms : ndarray of shape (n_attributes,)
+        Norm of every centred column.
+    means : ndarray of shape (n_attributes,)
+        Mean of every column.
+
+    See Also
+    --------
+    permute_records : Shuffle part of some columns, as in record linkage.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpapers.datasets import normalize_records
+    >>> Z, norms, means = normalize_records(np.array([[1.0, 2.0], [3.0, 6.0]]))
+    >>> Z
+    array([[-0.70710678, -0.70710678],
+           [ 0.70710678,  0.70710678]])
+    >>> means
+    array([2., 4.])
+    """
+    X = check_array(X, dtype=np.float64)
+    means = X.mean(axis=0)
+    centred = X - means
+    norms = np.linalg.norm(centred, axis=0)
+    if np.any(norms == 0):
+        raise ValueError(
+            f"column(s) {np.flatnonzero(norms == 0).tolist()} are constant: they cannot be "
+            "normalised (drop them first)."
+        )
+    return centred / norms, norms, means
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "columns": ["array-like"],
+        "shuffled_ratio": [Interval(numbers.Real, 0, 1, closed="both")],
+        "random_state": ["random_state"],
+    },
+    prefer_skip_nested_validation=True,
+)
+def permute_records(X, columns, shuffled_ratio, *, random_state=None):
+    """Shuffle a random part of the entries of some columns of a table.
+
+    Every listed column gets its own random subset of
+    ``floor(shuffled_ratio * n_records)`` records, whose values in that column
+    are permuted among themselves: the record-linkage corruption of the
+    unlabeled PCA papers' real-data experiments (the authors'
+    ``permute_corruption.m``).
+
+    Parameters
+    ----------
+    X : array-like of shape (n_records, n_attributes)
+        The table (not modified).
+    columns : array-like of int
+        Indices of the columns to corrupt.
+    shuffled_ratio : float in [0, 1]
+        Fraction of the records shuffled in every listed column.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the subsets and the permutations.
+
+    Returns
+    -------
+    X_permuted : ndarray of shape (n_records, n_attributes)
+        A corrupted copy of ``X``.
+
+    See Also
+    --------
+    normalize_records : Centre and scale the columns first.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpapers.datasets import permute_records
+    >>> X = np.arange(12.0).reshape(6, 2)
+    >>> Xp = permute_records(X, [1], 1.0, random_state=0)
+    >>> bool(np.array_equal(Xp[:, 0], X[:, 0]))
+    True
+    >>> sorted(Xp[:, 1]) == sorted(X[:, 1])
+    True
+    """
+    X = check_array(X, dtype=np.float64, copy=True)
+    rng = check_random_state(random_state)
+    columns = np.asarray(columns, dtype=np.intp).ravel()
+    if columns.size and (columns.min() < -X.shape[1] or columns.max() >= X.shape[1]):
+        raise ValueError(f"columns must index the {X.shape[1]} columns of X; got {columns}.")
+    n = X.shape[0]
+    k = int(np.floor(shuffled_ratio * n))
+    for j in columns:  # a handful of attributes, not samples
+        idx = rng.permutation(n)[:k]
+        X[idx, j] = X[idx[rng.permutation(k)], j]
+    return X

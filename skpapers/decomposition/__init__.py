@@ -1,7 +1,13 @@
 # Authors: The skpapers developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Matrix decomposition: unlabeled principal component analysis."""
+"""Matrix decomposition: unlabeled principal component analysis.
 
-from skpapers.decomposition._upca import UnlabeledPCA
+The method lives in the private subpackage ``_unlabeled_pca``: ``estimator``
+holds :class:`UnlabeledPCA`, ``solver`` the function :func:`unlabeled_pca`
+that ``fit`` calls, ``subspace`` and ``unlabeled_sensing`` its two stages.
+"""
 
-__all__ = ["UnlabeledPCA"]
+from skpapers.decomposition._unlabeled_pca.estimator import UnlabeledPCA
+from skpapers.decomposition._unlabeled_pca.solver import UnlabeledPCAResult, unlabeled_pca
+
+__all__ = ["UnlabeledPCA", "UnlabeledPCAResult", "unlabeled_pca"]

@@ -1,7 +1,22 @@
 # Authors: The skpapers developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Generalised linear models: robust single index model regression."""
+"""Generalised linear models: robust single-index regression.
 
-from skpapers.linear_model._robust_sim import RobustSingleIndexRegressor
+The method lives in the private subpackage ``_single_index``: ``estimator``
+holds :class:`RobustSingleIndexRegressor`, ``solver`` the function
+:func:`robust_single_index` that ``fit`` calls and its stages.
+"""
 
-__all__ = ["RobustSingleIndexRegressor"]
+from skpapers.linear_model._single_index.estimator import RobustSingleIndexRegressor
+from skpapers.linear_model._single_index.solver import (
+    RobustSingleIndexResult,
+    fit_link_scale,
+    robust_single_index,
+)
+
+__all__ = [
+    "RobustSingleIndexRegressor",
+    "RobustSingleIndexResult",
+    "fit_link_scale",
+    "robust_single_index",
+]

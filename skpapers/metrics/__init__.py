@@ -3,7 +3,11 @@
 """Metrics for the skpapers methods: subspaces, hierarchies, low-rank transport."""
 
 from skpapers.metrics._hierarchical import cluster_fairness, dasgupta_cost
-from skpapers.metrics._subspace import principal_angle, relative_restoration_error
+from skpapers.metrics._subspace import (
+    principal_angle,
+    refined_restoration_error,
+    relative_restoration_error,
+)
 from skpapers.metrics._transport import class_transfer_accuracy, lowrank_ot_cost
 
 __all__ = [
@@ -12,5 +16,6 @@ __all__ = [
     "dasgupta_cost",
     "lowrank_ot_cost",
     "principal_angle",
+    "refined_restoration_error",
     "relative_restoration_error",
 ]

@@ -5,13 +5,13 @@
 import numpy as np
 from scipy import sparse
 
-from skpapers.cluster._hc_metrics import (
+from skpapers.utils._hierarchy import (
+    as_hierarchy,
     cost_from_rows,
     encode_groups,
     fairness_from_counts,
     group_counts,
 )
-from skpapers.cluster._hc_tree import as_hierarchy
 
 __all__ = ["cluster_fairness", "dasgupta_cost"]
 

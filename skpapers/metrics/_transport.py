@@ -5,6 +5,8 @@
 import numpy as np
 from sklearn.utils import check_array, check_consistent_length
 
+from skpapers.utils._lowrank import lowrank_cost
+
 __all__ = ["class_transfer_accuracy", "lowrank_ot_cost"]
 
 
@@ -76,11 +78,11 @@ def lowrank_ot_cost(C, Q, R, g):
             raise ValueError(
                 f"factors A {A.shape} and B {B.shape} do not match Q {Q.shape} and R {R.shape}."
             )
-        return float(np.sum(np.einsum("pk,pk->k", A.T @ Q, B.T @ R) / g))
+        return lowrank_cost((A, B), Q, R, g)
     C = check_array(C, dtype=np.float64)
     if C.shape != (Q.shape[0], R.shape[0]):
         raise ValueError(f"C has shape {C.shape}, expected {(Q.shape[0], R.shape[0])}.")
-    return float(np.sum(np.einsum("ik,ik->k", Q, C @ R) / g))
+    return lowrank_cost(C, Q, R, g)
 
 
 def class_transfer_accuracy(Q, R, g, labels_source, labels_target):

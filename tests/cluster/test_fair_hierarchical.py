@@ -23,7 +23,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from skpapers.cluster import FairHierarchicalClustering
-from skpapers.cluster._hc_similarity import base_linkage, condensed_distance
+from skpapers.cluster._fair_hierarchical.similarity import base_linkage, condensed_distance
 from skpapers.exceptions import SensitiveFeaturesWarning
 from skpapers.metrics import cluster_fairness, dasgupta_cost
 
@@ -66,7 +66,7 @@ def test_fair_tree_meets_bound_vanilla_violates(proportions, method, h, bound, s
         np.bincount(colour)
     ) < 4 * np.log2(n) else _no_warning():
         est.fit(X, sensitive_features=colour)
-    threshold = max(h, int(np.ceil(1 / (2 * est.epsilon_))))
+    threshold = est.fairness_threshold_
     fair = cluster_fairness(est.tree_, colour, min_size=threshold)
     assert fair["violation"] == pytest.approx(est.fairness_violation_)
     assert fair["min_balance"] == pytest.approx(est.min_balance_)
@@ -303,3 +303,24 @@ def test_routing_on_pipeline_and_grid_search():
         assert grid.best_estimator_[-1].groups_.shape[0] == 2
         labels = FairHierarchicalClustering(h=8).fit_predict(X, sensitive_features=colour)
         assert labels.shape == (128,)
+
+
+@pytest.mark.parametrize("method", ["polylog", "reduction"])
+def test_function_and_estimator_agree(method):
+    from skpapers.cluster import fair_hierarchical_tree
+
+    X, blob = make_blobs(n_samples=96, centers=3, random_state=1)
+    colour = np.where(blob == 0, "red", "blue")
+    est = FairHierarchicalClustering(method=method, h=8, k=2, random_state=0)
+    est.fit(X, sensitive_features=colour)
+    tree, result = fair_hierarchical_tree(
+        X, colour, method=method, h=8, k=2, random_state=0
+    )
+    np.testing.assert_array_equal(est.tree_.parent, tree.parent)
+    np.testing.assert_array_equal(est.tree_.children, tree.children)
+    assert est.cost_ == result.cost
+    assert est.base_cost_ == result.base_cost
+    assert est.fairness_violation_ == result.fairness_violation
+    assert est.fairness_threshold_ == result.fairness_threshold == max(
+        8, int(np.ceil(1 / (2 * result.epsilon)))
+    )

@@ -12,8 +12,9 @@ from sklearn.datasets import make_blobs
 from sklearn.metrics import adjusted_rand_score
 
 from skpapers.cluster import TransportClustering
-from skpapers.cluster._gkms import _gkms, _init_log_q, _sqeuclidean_factors
-from skpapers.cluster._transport_clustering import _Registration
+from skpapers.cluster._transport.cost import sqeuclidean_factors
+from skpapers.cluster._transport.generalized_kmeans import _gkms, _init_log_q
+from skpapers.cluster._transport.solver import _Registration
 from skpapers.datasets import make_sbm_cost, make_shifted_gaussians
 from skpapers.metrics import lowrank_ot_cost
 
@@ -173,7 +174,7 @@ def test_planted_recovery_and_beats_pot():
 def test_gkms_dense_equals_factored():
     rng = np.random.RandomState(0)
     X, Y = rng.randn(80, 3), rng.randn(80, 3) + 0.5
-    A, B = _sqeuclidean_factors(X, Y)
+    A, B = sqeuclidean_factors(X, Y)
     C = cdist(X, Y, "sqeuclidean")
     sigma = rng.permutation(80)
     a = np.full(80, 1 / 80)
@@ -190,7 +191,7 @@ def test_registered_cost_dense_equals_factored(direction, kind):
     rng = np.random.RandomState(0)
     n = 30
     X, Y = rng.randn(n, 2), rng.randn(n, 2)
-    A, B = _sqeuclidean_factors(X, Y)
+    A, B = sqeuclidean_factors(X, Y)
     C = A @ B.T
     a = rng.uniform(0.5, 1.5, n)
     a /= a.sum()
@@ -307,7 +308,7 @@ def test_init_array_and_random(planted):
 def test_transport_plan_warns_when_huge(planted, monkeypatch):
     X, Y, _, _ = planted
     tc = TransportClustering(2, random_state=0).fit(X, X_target=Y)
-    monkeypatch.setattr("skpapers.cluster._transport_clustering._PLAN_WARN_ENTRIES", 10)
+    monkeypatch.setattr("skpapers.cluster._transport.estimator._PLAN_WARN_ENTRIES", 10)
     with pytest.warns(UserWarning, match="dense transport plan"):
         tc.transport_plan()
 
@@ -368,3 +369,35 @@ def test_inputs_not_modified(planted):
     np.testing.assert_array_equal(X, Xc)
     np.testing.assert_array_equal(Y, Yc)
     np.testing.assert_array_equal(w, 1.0)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"registration": "sinkhorn", "n_init": 2},
+        {"metric": "euclidean", "both_sides": False},
+    ],
+)
+def test_function_and_estimator_agree(params):
+    from skpapers.cluster import transport_clustering
+
+    X, Y, _, _ = make_shifted_gaussians(120, n_clusters=4, sigma=0.2, random_state=3)
+    est = TransportClustering(4, random_state=7, **params).fit(X, X_target=Y)
+    Q, R, g, result = transport_clustering(X, Y, n_clusters=4, random_state=7, **params)
+    np.testing.assert_array_equal(est.Q_, Q)
+    np.testing.assert_array_equal(est.R_, R)
+    np.testing.assert_array_equal(est.g_, g)
+    assert est.cost_ == result.cost
+    assert est.registration_cost_ == result.registration_cost
+    assert est.n_iter_ == result.n_iter
+
+
+def test_function_validates_its_parameters():
+    from skpapers.cluster import transport_clustering
+
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match="n_clusters"):
+        transport_clustering(X, n_clusters=0)
+    with pytest.raises(ValueError, match="at most min"):
+        transport_clustering(X, n_clusters=11)

@@ -9,10 +9,10 @@ import pytest
 from scipy import sparse
 from scipy.cluster.hierarchy import linkage
 
-from skpapers.cluster._fair_ops import WorkTree
-from skpapers.cluster._hc_tree import HierarchyTree, as_hierarchy
+from skpapers.cluster._fair_hierarchical.tree_operators import WorkTree
 from skpapers.datasets import stratified_subsample
 from skpapers.metrics import cluster_fairness, dasgupta_cost
+from skpapers.utils._hierarchy import HierarchyTree, as_hierarchy
 
 
 def _brute_force_cost(S, parent, n):

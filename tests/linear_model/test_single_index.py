@@ -14,15 +14,16 @@ from sklearn.exceptions import ConvergenceWarning
 
 from skpapers.datasets import make_contaminated_sim
 from skpapers.linear_model import RobustSingleIndexRegressor
-from skpapers.linear_model._robust_sim import _gradient_whitener, _huber_trim_ratio
-from skpapers.linear_model._sim_links import link_constants, resolve_link, smoothness
-from skpapers.linear_model._sim_robust import (
+from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
+from skpapers.linear_model._single_index.robust_statistics import (
     _shell_weights,
     huber_clip,
     mp_edge,
     robust_mean,
     trimmed_mse,
 )
+from skpapers.linear_model._single_index.solver import _gradient_whitener, _huber_trim_ratio
+from skpapers.utils._links import resolve_link
 
 SEEDS = (0, 1, 2)
 NON_ROBUST = dict(
@@ -490,3 +491,31 @@ def test_convergence_warning_when_still_improving():
     X, y, _, _ = _data("gelu", 0.0, "labels", 0)
     with pytest.warns(ConvergenceWarning, match="max_iter=2"):
         RobustSingleIndexRegressor(max_iter=2, init=np.zeros(20) + 0.01).fit(X, y)
+
+
+def test_function_and_estimator_agree():
+    from skpapers.linear_model import robust_single_index
+
+    X, y, _, _ = make_contaminated_sim(1500, 8, "tanh", contamination=0.1, random_state=4)
+    est = RobustSingleIndexRegressor("tanh", random_state=2).fit(X, y)
+    coef, intercept, result = robust_single_index(X, y, link="tanh", random_state=2)
+    assert_array_equal(est.coef_, coef)
+    assert est.intercept_ == intercept
+    assert_array_equal(est.init_coef_, result.init_coef)
+    assert est.n_iter_ == result.n_iter
+
+
+def test_fit_link_scale_recovers_a_known_scale_and_rejects_bad_input():
+    from skpapers.linear_model import fit_link_scale
+
+    rng = np.random.default_rng(0)
+    index = rng.normal(size=3000)
+    y = np.tanh(1.7 * index) + 0.01 * rng.normal(size=3000)
+    y[:200] = 5.0  # shifted labels: trimmed away
+    scale, loss = fit_link_scale(index, y, "tanh", contamination=0.1)
+    assert abs(scale - 1.7) < 0.05
+    assert loss < 1e-3
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        fit_link_scale(index[:10], y, "tanh")
+    with pytest.raises(ValueError, match="contamination"):
+        fit_link_scale(index, y, "tanh", contamination=0.5)

@@ -7,7 +7,6 @@ Schmidt, Halmos and Raphael (ICML 2026) reduce low-rank OT to a registration
 problem on the registered cost, solved by mirror descent (GKMS).
 """
 
-import numbers
 import warnings
 
 import numpy as np
@@ -17,133 +16,20 @@ from sklearn.base import (
     ClassNamePrefixFeaturesOutMixin,
     ClusterMixin,
     TransformerMixin,
-    _fit_context,
 )
 from sklearn.utils import check_array
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skpapers.cluster._gkms import (
-    _G_MIN,
-    _gkms,
-    _init_log_q,
-    _sqeuclidean_factors,
-    _sqeuclidean_scale,
+from skpapers.cluster._transport.solver import (
+    PARAMETER_CONSTRAINTS,
+    normalised_weights,
+    transport_clustering,
 )
-from skpapers.cluster._transport_registration import (
-    _assignment,
-    _exact_ot,
-    _hierarchical_assignment,
-    _round_to_permutation,
-    _sinkhorn,
-)
-from skpapers.utils._param_validation import Interval, StrOptions
-from skpapers.utils._validation import _check_sample_weight
+from skpapers.utils._sklearn import _fit_context
 
 __all__ = ["TransportClustering"]
 
-_CDIST_METRICS = {
-    "braycurtis",
-    "canberra",
-    "chebyshev",
-    "cityblock",
-    "correlation",
-    "cosine",
-    "euclidean",
-    "jensenshannon",
-    "mahalanobis",
-    "minkowski",
-    "seuclidean",
-    "sqeuclidean",
-}
 _PLAN_WARN_ENTRIES = 100_000_000
-# "auto" solves a Kantorovich registration exactly (HiGHS) up to this many n x m
-# entries: there the linear program is as fast as eps = 1e-5 Sinkhorn (about 2 s
-# at 1024 x 256), and Sinkhorn's plan costs 0.2-0.4 % more
-_EXACT_LP_ENTRIES = 2**18
-
-
-def _safe_div(M, w):
-    """Divide the rows of M by w, with zero rows where w is zero."""
-    out = np.zeros_like(M)
-    np.divide(M, w[:, None], out=out, where=w[:, None] > 0)
-    return out
-
-
-def _lowrank_cost(cost, Q, R, g):
-    """``<C, Q diag(1/g) R^T>`` for a dense C or a factor pair (no validation)."""
-    if isinstance(cost, tuple):
-        A, B = cost
-        return float(np.sum(np.einsum("pk,pk->k", A.T @ Q, B.T @ R) / g))
-    return float(np.sum(np.einsum("ik,ik->k", Q, cost @ R) / g))
-
-
-class _Registration:
-    """Registration plan: a bijection ``sigma`` or a dense coupling ``P``.
-
-    Builds the registered costs of both directions (by indexing for a
-    bijection, as a factor pair for a coupling: never an n x n x m product)
-    and maps an assignment of one side to the other.
-    """
-
-    def __init__(self, a, b, sigma=None, P=None):
-        self.a, self.b, self.sigma, self.P = a, b, sigma, P
-        self.identity = sigma is not None and np.array_equal(sigma, np.arange(sigma.shape[0]))
-        if sigma is not None:
-            self.sigma_inv = np.argsort(sigma)
-
-    def registered_cost(self, cost, direction):
-        """Return the registered cost of direction 1 (n x n) or 2 (m x m)."""
-        s, P = self.sigma, self.P
-        if self.identity:
-            return cost
-        if isinstance(cost, tuple):
-            A, B = cost
-            if s is not None:
-                return (A, B[s]) if direction == 1 else (A[self.sigma_inv], B)
-            if direction == 1:
-                return (A, _safe_div(P @ B, self.a))
-            return (_safe_div(P.T @ A, self.b), B)
-        if s is not None:
-            return cost[:, s] if direction == 1 else cost[self.sigma_inv, :]
-        if direction == 1:
-            return (cost, _safe_div(P, self.a))
-        return (_safe_div(P.T, self.b), cost.T)
-
-    def transfer(self, Z, direction):
-        """Map an assignment of the clustered side to the other side."""
-        if self.sigma is not None:
-            if direction == 1:  # R[sigma[i]] = Q[i]
-                out = np.empty_like(Z)
-                out[self.sigma] = Z
-                return out
-            return Z[self.sigma]  # Q[i] = R[sigma[i]]
-        if direction == 1:
-            return self.P.T @ _safe_div(Z, self.a)
-        return self.P @ _safe_div(Z, self.b)
-
-
-def _fit_one(
-    cost_n,
-    registration,
-    direction,
-    Z,
-    weights,
-    init,
-    *,
-    n_clusters,
-    init_mix,
-    step_size,
-    max_iter,
-    rng,
-):
-    """One GKMS run in one direction; returns ``(Q, R, n_iter)``."""
-    registered = registration.registered_cost(cost_n, direction)
-    if not isinstance(init, str) and direction == 2:
-        init = registration.transfer(init, 1)
-    log_q0 = _init_log_q(Z, weights, n_clusters, init, init_mix, rng)
-    S, n_iter = _gkms(registered, log_q0, weights, step_size=step_size, max_iter=max_iter)
-    other = registration.transfer(S, direction)
-    return (S, other, n_iter) if direction == 1 else (other, S, n_iter)
 
 
 class TransportClustering(
@@ -300,20 +186,7 @@ class TransportClustering(
     True
     """
 
-    _parameter_constraints: dict = {
-        "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
-        "metric": [StrOptions(_CDIST_METRICS | {"precomputed"}), callable],
-        "registration": [StrOptions({"auto", "exact", "sinkhorn", "hierarchical"})],
-        "reg": [Interval(numbers.Real, 0, None, closed="neither")],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "step_size": [Interval(numbers.Real, 0, None, closed="neither")],
-        "init": [StrOptions({"kmeans", "random"}), "array-like"],
-        "init_mix": [Interval(numbers.Real, 0, 1, closed="both")],
-        "n_init": [Interval(numbers.Integral, 1, None, closed="left")],
-        "both_sides": ["boolean"],
-        "max_dense_entries": [Interval(numbers.Integral, 1, None, closed="left")],
-        "random_state": ["random_state"],
-    }
+    _parameter_constraints: dict = dict(PARAMETER_CONSTRAINTS)
 
     def __init__(
         self,
@@ -349,81 +222,6 @@ class TransportClustering(
         tags.input_tags.pairwise = self.metric == "precomputed"
         return tags
 
-    # ------------------------------------------------------------------ fit
-    def _validate_inputs(self, X, X_target, sample_weight, target_weight):
-        precomputed = self.metric == "precomputed"
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        if precomputed and X_target is not None:
-            raise ValueError(
-                "metric='precomputed' takes the (n_sources, n_targets) cost matrix as X; "
-                "X_target must be None."
-            )
-        Y = None
-        if X_target is not None:
-            Y = check_array(X_target, dtype=np.float64, ensure_min_samples=2, input_name="X_target")
-            if Y.shape[1] != X.shape[1]:
-                raise ValueError(
-                    f"X_target has {Y.shape[1]} features, but X has {X.shape[1]} features; "
-                    "sources and targets must live in the same space."
-                )
-        n = X.shape[0]
-        m = X.shape[1] if precomputed else (n if Y is None else Y.shape[0])
-        a = self._weights(sample_weight, n, "sample_weight")
-        b = (
-            a
-            if (Y is None and not precomputed)
-            else self._weights(target_weight, m, "target_weight")
-        )
-        if self.n_clusters > min(n, m):
-            raise ValueError(
-                f"n_clusters={self.n_clusters} must be at most min(n_samples, n_targets) = "
-                f"{min(n, m)} (n_samples = {n}, n_targets = {m})."
-            )
-        return X, Y, a, b
-
-    @staticmethod
-    def _weights(weight, n, name):
-        w = _check_sample_weight(weight, np.empty((n, 0)), ensure_non_negative=True)
-        total = w.sum()
-        if not np.isfinite(total) or total <= 0:
-            raise ValueError(f"{name} must have a positive, finite sum.")
-        return w / total
-
-    def _resolve_registration(self, n, m, a, b, self_transport):
-        uniform = (
-            n == m
-            and np.allclose(a, 1.0 / n, rtol=1e-12, atol=0.0)
-            and np.allclose(b, 1.0 / m, rtol=1e-12, atol=0.0)
-        )
-        dense_ok = n * m <= self.max_dense_entries or self.metric == "precomputed"
-        sqeuclidean = self.metric == "sqeuclidean"
-        kind = "identity" if self_transport else self.registration
-        if kind == "auto":
-            if uniform and dense_ok:
-                kind = "exact"
-            elif uniform and sqeuclidean:
-                kind = "hierarchical"
-            elif n * m <= _EXACT_LP_ENTRIES:
-                kind = "exact"
-            else:
-                kind = "sinkhorn"
-        if kind == "hierarchical" and not (uniform and sqeuclidean):
-            raise ValueError(
-                "registration='hierarchical' needs metric='sqeuclidean', as many targets as "
-                "sources and uniform weights."
-            )
-        return kind, uniform
-
-    def _check_memory(self, n, m, kind):
-        dense = self.metric != "sqeuclidean" or kind in ("exact", "sinkhorn")
-        if dense and self.metric != "precomputed" and n * m > self.max_dense_entries:
-            raise ValueError(
-                f"the dense {n} x {m} cost matrix ({n * m} entries, {8e-9 * n * m:.1f} GB in "
-                f"float64) exceeds max_dense_entries={self.max_dense_entries}. Use the factored "
-                "mode (metric='sqeuclidean' with registration='auto' or 'hierarchical', n = m, "
-                "uniform weights), subsample the data, or raise max_dense_entries."
-            )
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, X_target=None, sample_weight=None, target_weight=None):
         """Fit the low-rank plan between ``X`` and ``X_target``.
@@ -448,102 +246,29 @@ class TransportClustering(
         self : TransportClustering
             Fitted estimator.
         """
-        X, Y, a, b = self._validate_inputs(X, X_target, sample_weight, target_weight)
-        precomputed = self.metric == "precomputed"
-        self_transport = Y is None and not precomputed
-        n = X.shape[0]
-        m = X.shape[1] if precomputed else (n if self_transport else Y.shape[0])
-        kind, uniform = self._resolve_registration(n, m, a, b, self_transport)
-        self._check_memory(n, m, kind)
-        init = self.init
-        if not isinstance(init, str):
-            init = check_array(init, dtype=np.float64, input_name="init")
-            if init.shape != (n, self.n_clusters) or np.any(init < 0):
-                raise ValueError(
-                    f"init must be a nonnegative array of shape {(n, self.n_clusters)}, "
-                    f"got shape {init.shape}."
-                )
-        rng = check_random_state(self.random_state)
-        Yp = X if self_transport else Y
-
-        # cost in user units (dense C or factors) and its normalised twin
-        if self.metric == "sqeuclidean":
-            cost = _sqeuclidean_factors(X, Yp)
-            scale = _sqeuclidean_scale(X, Yp)
-            cost_n = (cost[0] / scale, cost[1])
-            C = cost[0] @ cost[1].T if kind in ("exact", "sinkhorn") else None
-        else:
-            C = X if precomputed else cdist(X, Yp, self.metric)
-            if not np.all(np.isfinite(C)):
-                raise ValueError(f"the {self.metric!r} cost between X and X_target is not finite.")
-            cost = C
-            scale = float(np.max(np.abs(C))) or 1.0
-            cost_n = C / scale
-
-        registration, self.registration_cost_ = self._register(
-            kind, uniform, X, Yp, C, a, b, scale, rng
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        params = {k: v for k, v in self.get_params().items() if k != "n_clusters"}
+        self.Q_, self.R_, self.g_, result = transport_clustering(
+            X,
+            X_target,
+            n_clusters=self.n_clusters,
+            sample_weight=sample_weight,
+            target_weight=target_weight,
+            **params,
         )
-        self.registration_ = registration.sigma
-        if precomputed:
-            sides = [(1, C), (2, C.T)]
-        else:
-            sides = [(1, X), (2, Yp)]
-        if self_transport or not self.both_sides:
-            sides = sides[:1]
-
-        best = None
-        for seed in rng.randint(np.iinfo(np.int32).max, size=self.n_init):
-            for direction, Z in sides:
-                Q, R, n_iter = _fit_one(
-                    cost_n,
-                    registration,
-                    direction,
-                    Z,
-                    a if direction == 1 else b,
-                    init,
-                    n_clusters=self.n_clusters,
-                    init_mix=self.init_mix,
-                    step_size=self.step_size,
-                    max_iter=self.max_iter,
-                    rng=np.random.RandomState(seed),
-                )
-                g = np.maximum(Q.sum(axis=0), _G_MIN)
-                value = _lowrank_cost(cost, Q, R, g)
-                if best is None or value < best[0]:
-                    best = (value, Q, R, g, n_iter)
-        self.cost_, self.Q_, self.R_, self.g_, self.n_iter_ = best
+        self.cost_ = result.cost
+        self.registration_cost_ = result.registration_cost
+        self.registration_ = result.registration
+        self.n_iter_ = result.n_iter
         self.labels_ = np.argmax(self.Q_, axis=1)
         self.target_labels_ = np.argmax(self.R_, axis=1)
         self._n_features_out = self.n_clusters
-        self._store_predictors(X, Yp, precomputed)
+        precomputed = self.metric == "precomputed"
+        targets = None if precomputed else X
+        if X_target is not None:
+            targets = check_array(X_target, dtype=np.float64, input_name="X_target")
+        self._store_predictors(X, targets, precomputed)
         return self
-
-    def _register(self, kind, uniform, X, Y, C, a, b, scale, rng):
-        """Registration plan and its cost in user units."""
-        if kind == "identity":
-            return _Registration(a, b, sigma=np.arange(X.shape[0])), 0.0
-        if kind == "hierarchical":
-            sigma = _hierarchical_assignment(
-                X, Y, rng, step_size=self.step_size, max_iter=self.max_iter
-            )
-            diff = X - Y[sigma]
-            return _Registration(a, b, sigma=sigma), float(a @ np.einsum("ij,ij->i", diff, diff))
-        if kind == "exact" and uniform:
-            sigma = _assignment(C)
-        elif kind == "exact":
-            P = _exact_ot(C, a, b)
-            return _Registration(a, b, P=P), float(np.sum(P * C))
-        else:
-            support_a, support_b = a > 0, b > 0
-            f, g, P_s = _sinkhorn(
-                C[np.ix_(support_a, support_b)] / scale, a[support_a], b[support_b], self.reg
-            )
-            if not uniform:
-                P = np.zeros_like(C)
-                P[np.ix_(support_a, support_b)] = P_s
-                return _Registration(a, b, P=P), float(np.sum(P * C))
-            sigma = _round_to_permutation(C / scale, f, g)
-        return _Registration(a, b, sigma=sigma), float(a @ C[np.arange(C.shape[0]), sigma])
 
     def _store_predictors(self, X, Y, precomputed):
         """Keep what ``transform``/``predict_target`` need (O(K d) for sqeuclidean)."""
@@ -672,5 +397,5 @@ class TransportClustering(
             Negative expected cost (higher is better).
         """
         D = self.transform(X)
-        w = self._weights(sample_weight, D.shape[0], "sample_weight")
+        w = normalised_weights(sample_weight, D.shape[0], "sample_weight")
         return -float(w @ D.min(axis=1))

@@ -2,51 +2,24 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Unlabeled principal component analysis (Yao, Peng & Tsakiris, NeurIPS 2021)."""
 
-import numbers
-
 import numpy as np
-from joblib import effective_n_jobs
 from sklearn.base import (
     BaseEstimator,
     ClassNamePrefixFeaturesOutMixin,
     TransformerMixin,
-    _fit_context,
 )
-from sklearn.utils import check_array, gen_even_slices
-from sklearn.utils.parallel import Parallel, delayed
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from skpapers.decomposition._upca_solvers import (
-    _coherence_pursuit,
-    _dpcp,
-    _hard_em,
-    _lad,
-    _least_squares,
-    _lsrf,
-    _pseudo_likelihood,
-    _weighted_median,
+from skpapers.decomposition._unlabeled_pca.solver import (
+    PARAMETER_CONSTRAINTS,
+    coefficients,
+    restored,
+    unlabeled_pca,
 )
-from skpapers.utils._param_validation import Interval, StrOptions
+from skpapers.utils._sklearn import _fit_context
 
-_N_RANDOM_STARTS = 50  # random starts of "hard_em" besides the "l1" and "lsrf" ones
-
-
-def _stage2_chunk(A, Y, M, method, tol, starts):
-    """Stage-II coefficients of one chunk of samples (the unit of ``n_jobs``)."""
-    if method == "lsrf":
-        return _lsrf(A, Y, M, tol)
-    if method == "l1":
-        return _lad(A, Y, M)
-    if method == "pl":
-        return _pseudo_likelihood(A, Y, M)
-    fixed = np.stack([_lad(A, Y, M), _lsrf(A, Y, M, tol)], axis=1)
-    return _hard_em(A, Y, M, np.concatenate([fixed, starts], axis=1))
-
-
-def _describe(rows):
-    rows = np.flatnonzero(rows)
-    head = ", ".join(str(i) for i in rows[:10])
-    return f"{rows.size} sample(s) (indices {head}{', ...' if rows.size > 10 else ''})"
+__all__ = ["UnlabeledPCA"]
 
 
 class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
@@ -198,19 +171,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
     True
     """
 
-    _parameter_constraints: dict = {
-        "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
-        "stage1": [StrOptions({"dpcp", "cop", "pca"})],
-        "stage2": [StrOptions({"lsrf", "l1", "pl", "hard_em"})],
-        "p": [Interval(numbers.Real, 0, 2, closed="right")],
-        "restore_samples": [StrOptions({"flagged", "all"})],
-        "outlier_threshold": [Interval(numbers.Real, 0, None, closed="neither")],
-        "lsrf_tol": [Interval(numbers.Real, 0, None, closed="left"), StrOptions({"auto"}), None],
-        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "tol": [Interval(numbers.Real, 0, None, closed="left")],
-        "n_jobs": [numbers.Integral, None],
-        "random_state": ["random_state"],
-    }
+    _parameter_constraints: dict = dict(PARAMETER_CONSTRAINTS)
 
     def __init__(
         self,
@@ -239,27 +200,6 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.n_jobs = n_jobs
         self.random_state = random_state
 
-    def _observed(self, X):
-        """Zero-filled float64 copy of ``X`` and its mask (``None`` if complete)."""
-        missing = np.isnan(X)
-        if not missing.any():
-            return np.asarray(X, dtype=np.float64), None
-        mask = ~missing
-        n_obs = mask.sum(axis=1)
-        if np.any(n_obs == 0):
-            raise ValueError(
-                f"{type(self).__name__} got {_describe(n_obs == 0)} with every entry "
-                "missing (NaN); drop them first."
-            )
-        few = n_obs < self.n_components + 1
-        if np.any(few):
-            raise ValueError(
-                f"{type(self).__name__} needs at least n_components + 1 = "
-                f"{self.n_components + 1} observed entries per sample; {_describe(few)} "
-                "have fewer. Lower n_components or drop those samples."
-            )
-        return np.where(mask, X, 0.0), mask
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Estimate the subspace from all samples and flag the permuted ones.
@@ -277,86 +217,27 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             Fitted estimator.
         """
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
-        n_samples, n_features = X.shape
-        r = self.n_components
-        if r >= n_features:
-            raise ValueError(f"n_components = {r} must be smaller than n_features = {n_features}.")
-        if n_samples <= r:
-            raise ValueError(
-                f"{type(self).__name__} needs more samples than components: "
-                f"n_samples = {n_samples}, n_components = {r}."
-            )
-        Y, M = self._observed(X)
-        if self.stage1 == "cop":
-            if M is not None:
-                raise ValueError(
-                    "stage1='cop' does not handle missing (NaN) entries; use "
-                    "stage1='dpcp' or stage1='pca'."
-                )
-            U, self.n_iter_ = _coherence_pursuit(Y, r), 1
-        elif self.stage1 == "pca":
-            U, self.n_iter_ = _dpcp(Y, M, r, 2.0, 1 if M is None else self.max_iter, self.tol)
-        else:
-            U, self.n_iter_ = _dpcp(Y, M, r, self.p, self.max_iter, self.tol)
-
-        C = _least_squares(U, Y, M)
-        d = self._distances(Y, M, C, U)
-        p = self.p if self.stage1 == "dpcp" else 0.5
-        scale = _weighted_median(d, np.maximum(d, 1e-9) ** (p - 2.0))
-        self.components_ = U.T.astype(X.dtype)
-        self.distances_ = d
-        self.threshold_ = float(self.outlier_threshold * max(scale, 1e-12))
-        self.permuted_mask_ = d > self.threshold_
-        self.lsrf_tol_ = self._resolve_lsrf_tol(Y, M, C, U)
-        self._n_features_out = r
+        self.components_, _, result = unlabeled_pca(X, restore=False, **self.get_params())
+        self.distances_ = result.distances
+        self.threshold_ = result.threshold
+        self.permuted_mask_ = result.permuted_mask
+        self.n_iter_ = result.n_iter
+        self.lsrf_tol_ = result.lsrf_tol
+        self._n_features_out = self.n_components
         return self
 
-    @staticmethod
-    def _distances(Y, M, C, U):
-        res = Y - C @ U.T
-        norms = np.linalg.norm(Y, axis=1)
-        if M is not None:
-            res = res * M
-        return np.linalg.norm(res, axis=1) / np.where(norms > 0, norms, 1.0)
-
-    def _resolve_lsrf_tol(self, Y, M, C, U):
-        if self.lsrf_tol != "auto":
-            return self.lsrf_tol
-        rows = ~self.permuted_mask_ if np.any(~self.permuted_mask_) else slice(None)
-        res = (Y - C @ U.T)[rows]
-        res = res[M[rows]] if M is not None else res.ravel()
-        mad = np.median(np.abs(res - np.median(res)))
-        floor = np.sqrt(np.finfo(np.float64).eps) * np.max(np.abs(Y))
-        return float(max(3.0 * 1.4826 * mad, floor))
-
     def _coefficients(self, X):
-        """Coefficients of every sample and the mask of the samples sent to Stage II."""
-        Y, M = self._observed(X)
-        U = self.components_.T.astype(np.float64)
-        C = _least_squares(U, Y, M)
-        if self.restore_samples == "all":
-            selected = np.ones(len(Y), dtype=bool)
-        else:
-            selected = self._distances(Y, M, C, U) > self.threshold_
-        if selected.any():
-            C[selected] = self._stage2(U, Y[selected], None if M is None else M[selected])
-        return C, selected, M
-
-    def _stage2(self, U, Y, M):
-        starts = np.empty((len(Y), 0, U.shape[1]))
-        if self.stage2 == "hard_em":
-            rng = check_random_state(self.random_state)
-            norms = np.linalg.norm(Y, axis=1) / np.sqrt(U.shape[1])
-            starts = rng.standard_normal((len(Y), _N_RANDOM_STARTS, U.shape[1]))
-            starts *= norms[:, None, None]
-        n_chunks = min(effective_n_jobs(self.n_jobs), len(Y))
-        chunks = Parallel(n_jobs=self.n_jobs)(
-            delayed(_stage2_chunk)(
-                U, Y[s], None if M is None else M[s], self.stage2, self.lsrf_tol_, starts[s]
-            )
-            for s in gen_even_slices(len(Y), n_chunks)
+        """Coefficients of every sample, the samples sent to Stage II, the mask."""
+        return coefficients(
+            X,
+            self.components_,
+            self.threshold_,
+            stage2=self.stage2,
+            restore_samples=self.restore_samples,
+            lsrf_tol=self.lsrf_tol_,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
         )
-        return np.concatenate(chunks)
 
     def _check_X(self, X):
         check_is_fitted(self)
@@ -424,12 +305,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         """
         X = self._check_X(X)
         C, selected, M = self._coefficients(X)
-        X_hat = C @ self.components_.astype(np.float64)
-        out = np.array(X, dtype=np.float64)
-        out[selected] = X_hat[selected]
-        if M is not None:
-            out = np.where(np.isnan(out), X_hat, out)
-        return out.astype(X.dtype, copy=False)
+        return restored(X, C, selected, M, self.components_).astype(X.dtype, copy=False)
 
     def fit_restore(self, X, y=None):
         """Fit the subspace on ``X`` and restore ``X``.

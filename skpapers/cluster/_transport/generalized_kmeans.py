@@ -14,29 +14,7 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
-_G_MIN = 1e-18
-
-
-def _sqeuclidean_factors(X, Y):
-    """Factors (A, B) with ``A @ B.T == cdist(X, Y, "sqeuclidean")``."""
-    nx = np.einsum("ij,ij->i", X, X)
-    ny = np.einsum("ij,ij->i", Y, Y)
-    A = np.column_stack([nx, np.ones_like(nx), -2.0 * X])
-    B = np.column_stack([np.ones_like(ny), ny, Y])
-    return A, B
-
-
-def _sqeuclidean_scale(X, Y):
-    """Cheap upper bound of the largest squared distance between X and Y rows.
-
-    ``(max ||x - mu|| + max ||y - mu||)^2`` with ``mu`` the joint mean; 1 when the
-    points all coincide.
-    """
-    mu = (X.sum(axis=0) + Y.sum(axis=0)) / (X.shape[0] + Y.shape[0])
-    rx = np.sqrt(np.max(np.einsum("ij,ij->i", X - mu, X - mu)))
-    ry = np.sqrt(np.max(np.einsum("ij,ij->i", Y - mu, Y - mu)))
-    scale = (rx + ry) ** 2
-    return scale if scale > 0 else 1.0
+from skpapers.cluster._transport.cost import G_MIN
 
 
 def _gradient(cost, Q, g):
@@ -100,7 +78,7 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
     n_iter = 0
     while n_iter < max_iter:
         n_iter += 1
-        g = np.maximum(Q.sum(axis=0), _G_MIN)
+        g = np.maximum(Q.sum(axis=0), G_MIN)
         grad, quad = _gradient(cost, Q, g)
         f = float(np.sum(quad / g))
         gmax = max(grad.max(), -grad.min())

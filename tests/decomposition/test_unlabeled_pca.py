@@ -10,15 +10,29 @@ from scipy.optimize import linprog
 
 from skpapers.datasets import make_permuted_subspace
 from skpapers.decomposition import UnlabeledPCA
-from skpapers.decomposition._upca_eval import lsrf_textbook, refined_error
-from skpapers.decomposition._upca_solvers import (
-    _dpcp,
+from skpapers.decomposition._unlabeled_pca.subspace import _dpcp
+from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     _hard_em,
     _lad,
     _lsrf,
     _pseudo_likelihood,
 )
-from skpapers.metrics import principal_angle, relative_restoration_error
+from skpapers.metrics import principal_angle, refined_restoration_error, relative_restoration_error
+
+
+def lsrf_textbook(A, y, tol=None):
+    """LSRF for one sample written literally: a fresh least-squares fit per deletion."""
+    m, r = A.shape
+    keep = np.arange(m)
+    x = np.linalg.lstsq(A, y, rcond=None)[0]
+    for _ in range(m - r):
+        x = np.linalg.lstsq(A[keep], y[keep], rcond=None)[0]
+        res = np.abs(y[keep] - A[keep] @ x)
+        t = np.argmax(res)
+        if tol is not None and res[t] <= tol:
+            break
+        keep = np.delete(keep, t)
+    return x
 
 
 def _pca_projection(X, r):
@@ -45,9 +59,9 @@ def test_fig3_refined_error_beats_pca_projection(fig3, alpha, bound, restore_sam
     X, X_true, components, _ = fig3[alpha]
     upca = UnlabeledPCA(3, restore_samples=restore_samples)
     X_hat = upca.fit_restore(X)
-    err = refined_error(X_hat, X_true, 3)
+    err = refined_restoration_error(X_true, X_hat, 3)
     X_pca, _ = _pca_projection(X, 3)
-    err_pca = refined_error(X_pca, X_true, 3)
+    err_pca = refined_restoration_error(X_true, X_pca, 3)
     assert err <= bound  # paper prototype: 0.005 / 0.006
     assert err_pca >= 5 * err  # prototype PCA-proj: 0.089 / 0.206
     assert relative_restoration_error(X_true, X) > 0.3  # doing nothing is far worse
@@ -72,7 +86,7 @@ def test_fig3_stage1_angle(fig3, alpha):
 def test_other_stage2_solvers_restore_sparse_permutations(fig3, stage2):
     X, X_true, _, _ = fig3[0.1]
     X_hat = UnlabeledPCA(3, stage2=stage2).fit_restore(X)
-    assert refined_error(X_hat, X_true, 3) < 0.01
+    assert refined_restoration_error(X_true, X_hat, 3) < 0.01
 
 
 @pytest.mark.parametrize("alpha", [0.1, 0.3])
@@ -347,3 +361,19 @@ def test_clear_errors():
         upca.inverse_transform(np.ones((3, 3)))
     with pytest.raises(ValueError, match="restore_samples"):
         UnlabeledPCA(2, restore_samples="some").fit(X)
+
+
+@pytest.mark.parametrize("params", [{}, {"stage2": "l1", "restore_samples": "all"}])
+def test_function_and_estimator_agree(params):
+    from skpapers.decomposition import unlabeled_pca
+
+    X, _, _, _ = make_permuted_subspace(150, 20, 2, shuffled_ratio=0.2, random_state=5)
+    est = UnlabeledPCA(2, **params)
+    X_est = est.fit_restore(X)
+    components, X_fun, result = unlabeled_pca(X, 2, **params)
+    np.testing.assert_array_equal(est.components_, components)
+    np.testing.assert_array_equal(X_est, X_fun)
+    np.testing.assert_array_equal(est.permuted_mask_, result.permuted_mask)
+    assert est.threshold_ == result.threshold
+    _, nothing, _ = unlabeled_pca(X, 2, restore=False, **params)
+    assert nothing is None

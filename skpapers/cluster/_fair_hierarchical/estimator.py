@@ -2,43 +2,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Fair, low-cost hierarchical clustering (Knittel, Springer, Dickerson, Hajiaghayi)."""
 
-import math
 import numbers
-import warnings
 
 import numpy as np
-from scipy import sparse
-from scipy.cluster.hierarchy import is_valid_linkage
-from sklearn.base import BaseEstimator, ClusterMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_random_state, validate_data
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils.validation import validate_data
 
-from skpapers.cluster._fair_ops import (
-    WorkTree,
-    fair_hc,
-    make_fair,
-    rebalance_tree,
-    refine_rebalance_tree,
+from skpapers.cluster._fair_hierarchical.solver import (
+    PARAMETER_CONSTRAINTS,
+    fair_hierarchical_tree,
 )
-from skpapers.cluster._hc_metrics import (
-    cost_from_rows,
-    encode_groups,
-    fairness_from_counts,
-)
-from skpapers.cluster._hc_similarity import (
-    base_linkage,
-    condensed_distance,
-    similarity_rows,
-)
-from skpapers.cluster._hc_tree import as_hierarchy
-from skpapers.exceptions import SensitiveFeaturesWarning
-from skpapers.utils._param_validation import Interval, StrOptions
+from skpapers.utils._sklearn import Interval, _fit_context
 
 __all__ = ["FairHierarchicalClustering"]
-
-
-def _is_power_of_two(x):
-    return x >= 1 and (x & (x - 1)) == 0
 
 
 class FairHierarchicalClustering(ClusterMixin, BaseEstimator):
@@ -116,10 +92,12 @@ class FairHierarchicalClustering(ClusterMixin, BaseEstimator):
         Dasgupta cost of the vanilla tree.
     cost_ratio_ : float
         ``cost_ / base_cost_``.
+    fairness_threshold_ : int
+        Size ``max(h, ceil(1/(2 epsilon_)))`` from which a cluster is made fair
+        and evaluated.
     fairness_violation_ : float
-        Max over clusters of ``tree_`` of size at least
-        ``max(h, ceil(1/(2 epsilon_)))`` of max over groups of
-        ``|p_l(C) - c_l|``.
+        Max over clusters of ``tree_`` of at least ``fairness_threshold_``
+        samples of max over groups of ``|p_l(C) - c_l|``.
     min_balance_ : float
         Min over the same clusters of min over groups of ``p_l(C) / c_l``.
     groups_ : ndarray of shape (n_groups,)
@@ -204,15 +182,7 @@ class FairHierarchicalClustering(ClusterMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "method": [StrOptions({"polylog", "reduction"})],
-        "h": [Interval(numbers.Integral, 4, None, closed="left")],
-        "k": [Interval(numbers.Integral, 2, None, closed="left")],
-        "epsilon": [Interval(numbers.Real, 0, 1, closed="neither"), None],
-        "c": [Interval(numbers.Real, 0, None, closed="neither")],
-        "linkage": [StrOptions({"average", "complete", "single"}), "array-like"],
-        "similarity": [StrOptions({"inverse_distance", "rbf", "precomputed"})],
-        "max_split_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
-        "random_state": ["random_state"],
+        **PARAMETER_CONSTRAINTS,
     }
 
     def __init__(
@@ -240,93 +210,6 @@ class FairHierarchicalClustering(ClusterMixin, BaseEstimator):
         self.max_split_iter = max_split_iter
         self.random_state = random_state
 
-    def _check_params(self, n):
-        h, k = self.h, self.k
-        if h % k != 0 or h // k < 2:
-            raise ValueError(f"h must be a multiple of k with h / k >= 2; got h={h}, k={k}.")
-        if self.method == "reduction" and not (_is_power_of_two(h) and _is_power_of_two(k)):
-            raise ValueError(
-                f"method='reduction' needs h = 2**i and k = 2**j with 0 < j < i; "
-                f"got h={h}, k={k}."
-            )
-        lo = 1 / (2 * n)
-        hi = min(1 / 6, 1 / h) if self.method == "polylog" else 1 / 6
-        if self.epsilon is None:
-            eps = 1 / (self.c * max(math.log2(n), 1.0))
-            eps = min(max(eps, np.nextafter(lo, 1.0)), np.nextafter(hi, 0.0))
-        else:
-            eps = float(self.epsilon)
-            if not lo < eps < hi:
-                raise ValueError(
-                    f"epsilon must satisfy 1/(2 n_samples) = {lo:.4g} < epsilon < {hi:.4g} "
-                    f"for method={self.method!r} and h={h}; got epsilon={eps!r}."
-                )
-        return float(eps)
-
-    def _validate_X(self, X):
-        precomputed = self.similarity == "precomputed"
-        X = validate_data(
-            self,
-            X,
-            accept_sparse=("csr", "csc") if precomputed else False,
-            dtype=np.float64,
-            ensure_min_samples=1,
-        )
-        n = X.shape[0]
-        if n == 1:
-            raise ValueError(
-                "A hierarchy needs at least 2 samples; got n_samples = 1."
-            )
-        if precomputed:
-            if X.shape[0] != X.shape[1]:
-                raise ValueError(
-                    f"similarity='precomputed' needs a square (n, n) matrix; got {X.shape}."
-                )
-            values = X.data if sparse.issparse(X) else X
-            if np.any(values < 0):
-                raise ValueError(
-                    "Negative values in data: a precomputed similarity must be non-negative."
-                )
-            asym = abs(X - X.T).max() if sparse.issparse(X) else np.max(np.abs(X - X.T))
-            if asym > 1e-8 * max(float(np.max(np.abs(values), initial=0.0)), 1.0):
-                raise ValueError("A precomputed similarity must be symmetric.")
-        return X
-
-    def _validate_groups(self, sensitive_features, n):
-        if sensitive_features is None:
-            codes, groups = np.zeros(n, dtype=np.intp), np.asarray([None], dtype=object)
-        else:
-            codes, groups = encode_groups(sensitive_features)
-            if codes.shape[0] != n:
-                raise ValueError(
-                    f"sensitive_features has {codes.shape[0]} entries but X has "
-                    f"n_samples = {n}."
-                )
-        if groups.shape[0] < 2:
-            warnings.warn(
-                "sensitive_features is None or holds a single group: fitting the "
-                "vanilla (unconstrained) hierarchy.",
-                SensitiveFeaturesWarning,
-                stacklevel=3,
-            )
-        return codes, groups
-
-    def _base_tree(self, X, n):
-        if isinstance(self.linkage, str):
-            Z = base_linkage(condensed_distance(X, self.similarity), self.linkage)
-        else:
-            Z = np.array(self.linkage, dtype=np.float64)
-            if Z.ndim != 2 or Z.shape != (n - 1, 4):
-                raise ValueError(
-                    f"A linkage matrix for n_samples = {n} must have shape ({n - 1}, 4); "
-                    f"got {Z.shape}."
-                )
-            try:
-                is_valid_linkage(Z, throw=True, name="linkage")
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"Invalid linkage matrix: {exc}") from exc
-        return as_hierarchy(Z)
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, sensitive_features=None):
         """Fit the fair hierarchy.
@@ -349,68 +232,28 @@ class FairHierarchicalClustering(ClusterMixin, BaseEstimator):
         self : object
             Fitted estimator.
         """
-        X = self._validate_X(X)
+        precomputed = self.similarity == "precomputed"
+        X = validate_data(
+            self,
+            X,
+            accept_sparse=("csr", "csc") if precomputed else False,
+            dtype=np.float64,
+            ensure_min_samples=1,
+        )
         n = X.shape[0]
-        eps = self._check_params(n)
-        codes, groups = self._validate_groups(sensitive_features, n)
-        n_groups = groups.shape[0]
-        counts = np.bincount(codes, minlength=n_groups)
-        threshold = max(self.h, math.ceil(1 / (2 * eps)))
-        if n_groups >= 2:
-            small = counts < self.h
-            if np.any(small):
-                raise ValueError(
-                    f"Every group needs at least h = {self.h} samples; group "
-                    f"{groups[np.argmax(small)]!r} has {counts[small].min()}."
-                )
-            if np.any(counts < 1 / eps):
-                warnings.warn(
-                    f"A group has fewer than 1/epsilon = {1 / eps:.1f} samples "
-                    f"(smallest: {counts.min()}); clusters of size "
-                    f">= {threshold} cannot all hold it near its proportion.",
-                    UserWarning,
-                    stacklevel=2,
-                )
         if self.n_clusters is not None and self.n_clusters > n:
             raise ValueError(f"n_clusters = {self.n_clusters} exceeds n_samples = {n}.")
-
-        base = self._base_tree(X, n)
-        rows = similarity_rows(X, self.similarity)
-        self.base_cost_ = cost_from_rows(base, rows)
-        if n_groups >= 2:
-            rng = None if self.random_state is None else check_random_state(self.random_state)
-            gen = None if rng is None else np.random.default_rng(rng.randint(2**31 - 1))
-            work = WorkTree(base, codes, n_groups, rng=gen)
-            if self.method == "polylog":
-                max_iter = self.max_split_iter
-                if max_iter is None:
-                    max_iter = 10 * self.h * math.ceil(math.log2(n))
-                make_fair(work, self.h, self.k, eps, max_iter)
-                if work.split_capped:
-                    warnings.warn(
-                        f"SplitRoot hit max_split_iter = {max_iter} moves in "
-                        f"{work.split_capped} cluster(s); their children may lie "
-                        "outside the size window.",
-                        ConvergenceWarning,
-                        stacklevel=2,
-                    )
-            else:
-                rebalance_tree(work)
-                refine_rebalance_tree(work, eps)
-                fair_hc(work, self.h, self.k)
-            self.tree_ = work.to_hierarchy()
-            self.cost_ = cost_from_rows(self.tree_, rows)
-        else:
-            work = WorkTree(base, codes, 1)
-            self.tree_ = work.to_hierarchy()
-            self.cost_ = self.base_cost_
+        params = {key: v for key, v in self.get_params().items() if key != "n_clusters"}
+        self.tree_, result = fair_hierarchical_tree(X, sensitive_features, **params)
+        self.cost_ = result.cost
+        self.base_cost_ = result.base_cost
         self.cost_ratio_ = self.cost_ / self.base_cost_ if self.base_cost_ > 0 else 1.0
-        fair = fairness_from_counts(self.tree_.group_counts, threshold)
-        self.fairness_violation_ = fair["violation"]
-        self.min_balance_ = fair["min_balance"]
-        self.groups_ = groups
-        self.group_proportions_ = counts / n
-        self.epsilon_ = eps
+        self.epsilon_ = result.epsilon
+        self.fairness_threshold_ = result.fairness_threshold
+        self.fairness_violation_ = result.fairness_violation
+        self.min_balance_ = result.min_balance
+        self.groups_ = result.groups
+        self.group_proportions_ = result.group_proportions
         self.n_leaves_ = n
         self.linkage_matrix_ = self.tree_.to_linkage()
         self.children_ = self.linkage_matrix_[:, :2].astype(np.intp)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.cluster.hierarchy import linkage
 
-from skpapers.cluster._fair_ops import (
+from skpapers.cluster._fair_hierarchical.tree_operators import (
     WorkTree,
     fair_hc,
     fold_stride,
@@ -17,7 +17,7 @@ from skpapers.cluster._fair_ops import (
     refine_rebalance_tree,
     split_root,
 )
-from skpapers.cluster._hc_tree import HierarchyTree, as_hierarchy
+from skpapers.utils._hierarchy import HierarchyTree, as_hierarchy
 
 
 def _caterpillar(n):

@@ -16,7 +16,8 @@ from scipy.optimize import linear_sum_assignment, linprog
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 from scipy.spatial.distance import cdist
 
-from skpapers.cluster._gkms import _gkms, _init_log_q, _sqeuclidean_factors, _sqeuclidean_scale
+from skpapers.cluster._transport.cost import G_MIN, sqeuclidean_factors, sqeuclidean_scale
+from skpapers.cluster._transport.generalized_kmeans import _gkms, _init_log_q
 
 
 def _assignment(C):
@@ -147,9 +148,9 @@ def _split_scores(Xs, Ys, rng, *, step_size, max_iter):
     co-cluster cancels out (the K-means rule). Likewise ``Y @ wy + cy`` for
     targets.
     """
-    A, B = _sqeuclidean_factors(Xs, Ys)
+    A, B = sqeuclidean_factors(Xs, Ys)
     sigma = _assignment(A @ B.T)
-    scale = _sqeuclidean_scale(Xs, Ys)
+    scale = sqeuclidean_scale(Xs, Ys)
     a = np.full(Xs.shape[0], 1.0 / Xs.shape[0])
     log_q0 = _init_log_q(Xs, a, 2, "kmeans", 0.5, rng)
     Q, _ = _gkms(
@@ -157,7 +158,7 @@ def _split_scores(Xs, Ys, rng, *, step_size, max_iter):
     )
     R = np.empty_like(Q)
     R[sigma] = Q
-    g = np.maximum(Q.sum(axis=0), 1e-18)
+    g = np.maximum(Q.sum(axis=0), G_MIN)
     cbar = np.einsum("pk,pk->k", A.T @ Q, B.T @ R) / g**2
     mu = (Q.T @ Xs) / g[:, None]
     nu = (R.T @ Ys) / g[:, None]

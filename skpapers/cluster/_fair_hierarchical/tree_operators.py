@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from skpapers.cluster._hc_tree import HierarchyTree
+from skpapers.utils._hierarchy import HierarchyTree, fairness_threshold, group_counts
 
 __all__ = [
     "WorkTree",
@@ -55,11 +55,8 @@ class WorkTree:
         self.sz = tree.size.tolist()
         self.n_leaves = tree.n_leaves
         self.root = tree.root
-        onehot = np.zeros((tree.n_leaves + 1, n_groups), dtype=np.int64)
-        onehot[np.arange(1, tree.n_leaves + 1), groups[tree.order]] = 1
-        cum = np.cumsum(onehot, axis=0)
         self.cnt = np.empty((2 * n_nodes + 16, n_groups), dtype=np.int64)
-        self.cnt[:n_nodes] = cum[tree.right] - cum[tree.left]
+        self.cnt[:n_nodes] = group_counts(tree, groups, n_groups)
         self.rng = rng
         self.split_stalled = 0  # SplitRoot calls that stopped: no move could help
         self.split_capped = 0  # SplitRoot calls that hit max_iter
@@ -285,7 +282,7 @@ def make_fair(t, h, k, eps, max_iter):
 
     Nodes smaller than ``max(h, ceil(1 / (2 eps)))`` are left unchanged.
     """
-    threshold = max(h, math.ceil(1 / (2 * eps)))
+    threshold = fairness_threshold(h, eps)
     stack = [t.root]
     while stack:
         r = stack.pop()

@@ -1,0 +1,199 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Shared benchmark harness: timing, summaries, provenance, Markdown and CSV output.
+
+Every script in ``benchmarks/`` uses these helpers, so a table always carries
+the same header (command, date, machine, BLAS threads, package versions, load)
+and the same statistics: the mean and the sample standard deviation
+(``ddof=1``; 0 for a single run) over seeds.
+
+Typical use::
+
+    from _harness import Report, summarise, timed
+
+    report = Report("transport_clustering", "Transport clustering benchmark")
+    rows = [{"method": "ours", "seed": s, "cost": ..., "seconds": ...} for s in seeds]
+    table = summarise(rows, keys=["method"], values=["cost", "seconds"])
+    report.section("T1", "Cost on shifted Gaussians", table, raw=rows, note="...")
+    report.write()
+"""
+
+import argparse
+import datetime
+import importlib.metadata
+import os
+import platform
+import re
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+RESULTS = Path(__file__).parent / "results"
+_PACKAGES = ("numpy", "scipy", "scikit-learn", "pandas", "POT", "skpapers")
+
+
+def timed(fn, *args, **kwargs):
+    """Call ``fn(*args, **kwargs)``; return ``(result, seconds)`` (wall clock)."""
+    t0 = time.perf_counter()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - t0
+
+
+def peak_rss_mb():
+    """Peak resident set size of this process image (VmHWM on Linux), in MB.
+
+    Unlike ``ru_maxrss``, which a child inherits across fork + exec, VmHWM
+    belongs to the current address space: run a fit in a fresh subprocess to
+    measure its peak.
+    """
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def mean_sd(values):
+    """Mean and sample standard deviation (``ddof=1``; 0 for fewer than two values)."""
+    values = np.asarray(values, dtype=float)
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return np.nan, np.nan
+    sd = float(np.std(values, ddof=1)) if values.size > 1 else 0.0
+    return float(np.mean(values)), sd
+
+
+def summarise(rows, keys, values, digits=4):
+    """Group ``rows`` by ``keys``; one ``"mean ± sd"`` cell per value column.
+
+    Parameters
+    ----------
+    rows : list of dict or DataFrame
+        One row per run (a seed, a method, ...).
+    keys : list of str
+        Columns that identify a cell of the table.
+    values : list of str
+        Numeric columns to summarise over the runs of a cell.
+    digits : int, default=4
+        Significant digits of the mean (the sd gets two).
+
+    Returns
+    -------
+    table : DataFrame
+        One row per cell with the formatted values and a ``runs`` count.
+    """
+    frame = pd.DataFrame(rows)
+    out = []
+    for key, group in frame.groupby(keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        row = dict(zip(keys, key, strict=True))
+        for col in values:
+            m, s = mean_sd(group[col]) if col in group else (np.nan, np.nan)
+            row[col] = "n/a" if np.isnan(m) else f"{m:.{digits}g} ± {s:.2g}"
+        row["runs"] = len(group)
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def markdown(df):
+    """A DataFrame as a Markdown table (no extra dependency)."""
+    cells = [list(map(str, df.columns))]
+    cells += [[str(v) for v in row] for row in df.itertuples(index=False)]
+    lines = ["| " + " | ".join(row) + " |" for row in cells]
+    lines.insert(1, "|" + "---|" * len(df.columns))
+    return "\n".join(lines)
+
+
+def blas_threads():
+    """Threads of every BLAS library loaded (threadpoolctl)."""
+    from threadpoolctl import threadpool_info
+
+    return [f"{i['internal_api']}:{i['num_threads']}" for i in threadpool_info()
+            if i["user_api"] == "blas"]
+
+
+def provenance():
+    """Lines describing the command, date, machine, BLAS, versions and load."""
+    versions = []
+    for name in _PACKAGES:
+        try:
+            versions.append(f"{name} {importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    command = "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
+    return [
+        f"- Command: `{command.strip()}`",
+        f"- Date: {datetime.datetime.now().isoformat(timespec='seconds')}",
+        f"- Machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+        f"{platform.python_version()}",
+        f"- BLAS threads: {', '.join(blas_threads()) or 'none found'}",
+        f"- Versions: {', '.join(versions)}",
+        f"- 1-minute load average at the start: {os.getloadavg()[0]:.2f}",
+        "- Statistics: mean ± sample standard deviation (ddof = 1) over runs.",
+    ]
+
+
+class Report:
+    """Results of one benchmark script: CSV files and one Markdown file.
+
+    Sections are keyed by a short id (``"T1"``); writing merges them into an
+    existing ``results/<name>.md``, replacing the sections run now and keeping
+    the others, so a partial run (``--only``) updates only its tables.
+
+    Parameters
+    ----------
+    name : str
+        File stem of the results (``results/<name>.md``, ``results/<name>_<id>.csv``).
+    title : str
+        Heading of the Markdown file.
+    out : path-like, default=benchmarks/results
+        Output folder.
+    """
+
+    def __init__(self, name, title, out=RESULTS):
+        self.name, self.title, self.out = name, title, Path(out)
+        self.sections = {}
+
+    def section(self, key, title, table, *, raw=None, note=""):
+        """Add a table (and its raw rows) under ``key``; write its CSV files now."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        stem = f"{self.name}_{key.lower()}"
+        table.to_csv(self.out / f"{stem}.csv", index=False)
+        if raw is not None:
+            pd.DataFrame(raw).to_csv(self.out / f"{stem}_raw.csv", index=False)
+        text = f"## {key} {title}\n\n" + "\n".join(provenance())
+        if note:
+            text += f"\n\n{note}"
+        text += f"\n\n{markdown(table)}\n"
+        self.sections[key] = text
+        print(text, flush=True)
+
+    def write(self):
+        """Merge the sections into ``results/<name>.md``; return its path."""
+        path = self.out / f"{self.name}.md"
+        kept = {}
+        if path.exists():
+            for block in re.split(r"\n(?=## )", path.read_text()):
+                match = re.match(r"## (\S+) ", block)
+                if match:
+                    kept[match.group(1)] = block.rstrip() + "\n"
+        kept.update(self.sections)
+        path.write_text(f"# {self.title}\n\n" + "\n".join(kept[k] for k in sorted(kept)))
+        return path
+
+
+def parser(description, tables=()):
+    """Argument parser with the common options ``--quick``, ``--seeds``, ``--only``."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--quick", action="store_true", help="a smoke run of a few minutes")
+    p.add_argument("--seeds", type=int, default=3, help="seeds per cell (default 3)")
+    if tables:
+        p.add_argument("--only", default=",".join(tables),
+                       help=f"comma-separated tables among {', '.join(tables)}")
+    p.add_argument("--out", default=str(RESULTS), help="output folder")
+    return p

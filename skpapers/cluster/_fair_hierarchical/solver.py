@@ -1,0 +1,325 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Fair hierarchical clustering on arrays: base tree, then the fairness operators.
+
+:func:`fair_hierarchical_tree` is the function
+:class:`~skpapers.cluster.FairHierarchicalClustering` calls.
+"""
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import sparse
+from scipy.cluster.hierarchy import is_valid_linkage
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_array
+from sklearn.utils.validation import check_random_state
+
+from skpapers.cluster._fair_hierarchical.similarity import (
+    base_linkage,
+    condensed_distance,
+    similarity_rows,
+)
+from skpapers.cluster._fair_hierarchical.tree_operators import (
+    WorkTree,
+    fair_hc,
+    make_fair,
+    rebalance_tree,
+    refine_rebalance_tree,
+)
+from skpapers.exceptions import SensitiveFeaturesWarning
+from skpapers.utils._hierarchy import (
+    as_hierarchy,
+    cost_from_rows,
+    encode_groups,
+    fairness_from_counts,
+    fairness_threshold,
+)
+from skpapers.utils._sklearn import Interval, StrOptions, validate_params
+
+__all__ = ["FairHierarchyResult", "fair_hierarchical_tree"]
+
+PARAMETER_CONSTRAINTS = {
+    "method": [StrOptions({"polylog", "reduction"})],
+    "h": [Interval(numbers.Integral, 4, None, closed="left")],
+    "k": [Interval(numbers.Integral, 2, None, closed="left")],
+    "epsilon": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+    "c": [Interval(numbers.Real, 0, None, closed="neither")],
+    "linkage": [StrOptions({"average", "complete", "single"}), "array-like"],
+    "similarity": [StrOptions({"inverse_distance", "rbf", "precomputed"})],
+    "max_split_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "random_state": ["random_state"],
+}
+
+
+@dataclass(frozen=True)
+class FairHierarchyResult:
+    """What :func:`fair_hierarchical_tree` measured besides the tree.
+
+    Parameters
+    ----------
+    cost : float
+        Dasgupta cost of the fair tree (unordered pairs).
+    base_cost : float
+        Dasgupta cost of the vanilla base tree.
+    epsilon : float
+        The balance slack used (``epsilon=None`` resolved).
+    fairness_threshold : int
+        Size ``max(h, ceil(1/(2 epsilon)))`` from which a cluster is made fair
+        and evaluated.
+    fairness_violation : float
+        Max over clusters of at least ``fairness_threshold`` samples of max over
+        groups of ``|p_l(C) - c_l|``.
+    min_balance : float
+        Min over the same clusters of min over groups of ``p_l(C) / c_l``.
+    groups : ndarray of shape (n_groups,)
+        Sorted distinct group labels.
+    group_proportions : ndarray of shape (n_groups,)
+        Global proportions ``c_l``.
+    """
+
+    cost: float
+    base_cost: float
+    epsilon: float
+    fairness_threshold: int
+    fairness_violation: float
+    min_balance: float
+    groups: np.ndarray
+    group_proportions: np.ndarray
+
+
+def _is_power_of_two(x):
+    return x >= 1 and (x & (x - 1)) == 0
+
+
+def resolve_epsilon(method, h, k, epsilon, c, n):
+    """Check ``(h, k)`` and return epsilon (the default ``1 / (c log2 n)`` clipped)."""
+    if h % k != 0 or h // k < 2:
+        raise ValueError(f"h must be a multiple of k with h / k >= 2; got h={h}, k={k}.")
+    if method == "reduction" and not (_is_power_of_two(h) and _is_power_of_two(k)):
+        raise ValueError(
+            f"method='reduction' needs h = 2**i and k = 2**j with 0 < j < i; got h={h}, k={k}."
+        )
+    lo = 1 / (2 * n)
+    hi = min(1 / 6, 1 / h) if method == "polylog" else 1 / 6
+    if epsilon is None:
+        eps = 1 / (c * max(math.log2(n), 1.0))
+        return float(min(max(eps, np.nextafter(lo, 1.0)), np.nextafter(hi, 0.0)))
+    eps = float(epsilon)
+    if not lo < eps < hi:
+        raise ValueError(
+            f"epsilon must satisfy 1/(2 n_samples) = {lo:.4g} < epsilon < {hi:.4g} "
+            f"for method={method!r} and h={h}; got epsilon={eps!r}."
+        )
+    return eps
+
+
+def check_input(X, similarity):
+    """Check the samples or the precomputed similarity (``check_array`` done)."""
+    n = X.shape[0]
+    if n == 1:
+        raise ValueError("A hierarchy needs at least 2 samples; got n_samples = 1.")
+    if similarity == "precomputed":
+        if X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"similarity='precomputed' needs a square (n, n) matrix; got {X.shape}."
+            )
+        values = X.data if sparse.issparse(X) else X
+        if np.any(values < 0):
+            raise ValueError(
+                "Negative values in data: a precomputed similarity must be non-negative."
+            )
+        asym = abs(X - X.T).max() if sparse.issparse(X) else np.max(np.abs(X - X.T))
+        if asym > 1e-8 * max(float(np.max(np.abs(values), initial=0.0)), 1.0):
+            raise ValueError("A precomputed similarity must be symmetric.")
+    return X
+
+
+def _groups(sensitive_features, n):
+    if sensitive_features is None:
+        codes, groups = np.zeros(n, dtype=np.intp), np.asarray([None], dtype=object)
+    else:
+        codes, groups = encode_groups(sensitive_features)
+        if codes.shape[0] != n:
+            raise ValueError(
+                f"sensitive_features has {codes.shape[0]} entries but X has n_samples = {n}."
+            )
+    if groups.shape[0] < 2:
+        warnings.warn(
+            "sensitive_features is None or holds a single group: fitting the "
+            "vanilla (unconstrained) hierarchy.",
+            SensitiveFeaturesWarning,
+            stacklevel=4,
+        )
+    return codes, groups
+
+
+def _base_tree(X, n, linkage, similarity):
+    if isinstance(linkage, str):
+        return as_hierarchy(base_linkage(condensed_distance(X, similarity), linkage))
+    Z = np.array(linkage, dtype=np.float64)
+    if Z.ndim != 2 or Z.shape != (n - 1, 4):
+        raise ValueError(
+            f"A linkage matrix for n_samples = {n} must have shape ({n - 1}, 4); got {Z.shape}."
+        )
+    try:
+        is_valid_linkage(Z, throw=True, name="linkage")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"Invalid linkage matrix: {exc}") from exc
+    return as_hierarchy(Z)
+
+
+@validate_params(
+    {"X": ["array-like", "sparse matrix"], "sensitive_features": ["array-like", None],
+     **PARAMETER_CONSTRAINTS},
+    prefer_skip_nested_validation=True,
+)
+def fair_hierarchical_tree(
+    X,
+    sensitive_features=None,
+    *,
+    method="polylog",
+    h=4,
+    k=2,
+    epsilon=None,
+    c=4,
+    linkage="average",
+    similarity="inverse_distance",
+    max_split_iter=None,
+    random_state=None,
+):
+    """Fair, low-cost hierarchy of the samples for protected groups.
+
+    Builds a vanilla hierarchy (a linkage on a similarity), then makes every
+    cluster of at least ``max(h, ceil(1/(2 epsilon)))`` samples hold each group
+    near its global share, with ``"polylog"`` (SplitRoot + MakeFair) or
+    ``"reduction"`` (rebalance, refine, level abstraction + fold).
+    :class:`~skpapers.cluster.FairHierarchicalClustering` is the estimator
+    around this function; its docstring describes every parameter in full.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features) or \
+            (n_samples, n_samples)
+        Samples, or a symmetric non-negative similarity if
+        ``similarity="precomputed"`` (sparse input only then).
+    sensitive_features : array-like of shape (n_samples,), default=None
+        Protected group of every sample. ``None`` or a single group: the
+        vanilla tree, with a :class:`~skpapers.exceptions.SensitiveFeaturesWarning`.
+    method : {"polylog", "reduction"}, default="polylog"
+        The fairness algorithm.
+    h : int, default=4
+        Children per SplitRoot (``"polylog"``) or ``2**depth`` of the level
+        abstraction (``"reduction"``).
+    k : int, default=2
+        Number of fold groups; ``h`` must be a multiple of ``k`` with ``h / k >= 2``.
+    epsilon : float, default=None
+        Balance slack; ``None`` is ``1 / (c log2 n)`` clipped into its valid range.
+    c : float, default=4
+        Constant of the default epsilon.
+    linkage : {"average", "complete", "single"} or ndarray of shape \
+            (n_samples - 1, 4), default="average"
+        The vanilla base tree, or a scipy linkage matrix over the samples.
+    similarity : {"inverse_distance", "rbf", "precomputed"}, \
+            default="inverse_distance"
+        The similarity scored by Dasgupta's cost.
+    max_split_iter : int, default=None
+        Cap on the moves of one SplitRoot call; ``None``: ``10 h ceil(log2 n)``.
+    random_state : int, RandomState instance or None, default=None
+        Tie-breaking between equal sizes or proportions.
+
+    Returns
+    -------
+    tree : HierarchyTree
+        The k-ary fair hierarchy; leaves are nodes ``0 .. n - 1`` in sample order.
+    result : FairHierarchyResult
+        Costs, epsilon, the fairness threshold and the fairness measured on
+        ``tree``.
+
+    See Also
+    --------
+    skpapers.cluster.FairHierarchicalClustering : The estimator (flat labels,
+        linkage matrix, pipelines).
+    skpapers.metrics.dasgupta_cost : Dasgupta cost of any hierarchy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_blobs
+    >>> from skpapers.cluster import fair_hierarchical_tree
+    >>> X, blob = make_blobs(n_samples=64, centers=2, random_state=0)
+    >>> tree, result = fair_hierarchical_tree(X, np.where(blob == 0, "red", "blue"), h=8)
+    >>> tree.n_leaves, result.fairness_threshold
+    (64, 12)
+    >>> bool(result.fairness_violation < 0.25)
+    True
+    """
+    precomputed = similarity == "precomputed"
+    X = check_array(X, accept_sparse=("csr", "csc") if precomputed else False, dtype=np.float64)
+    X = check_input(X, similarity)
+    n = X.shape[0]
+    eps = resolve_epsilon(method, h, k, epsilon, c, n)
+    codes, groups = _groups(sensitive_features, n)
+    n_groups = groups.shape[0]
+    counts = np.bincount(codes, minlength=n_groups)
+    threshold = fairness_threshold(h, eps)
+    if n_groups >= 2:
+        small = counts < h
+        if np.any(small):
+            raise ValueError(
+                f"Every group needs at least h = {h} samples; group "
+                f"{groups[np.argmax(small)]!r} has {counts[small].min()}."
+            )
+        if np.any(counts < 1 / eps):
+            warnings.warn(
+                f"A group has fewer than 1/epsilon = {1 / eps:.1f} samples "
+                f"(smallest: {counts.min()}); clusters of size "
+                f">= {threshold} cannot all hold it near its proportion.",
+                UserWarning,
+                stacklevel=3,
+            )
+
+    base = _base_tree(X, n, linkage, similarity)
+    rows = similarity_rows(X, similarity)
+    base_cost = cost_from_rows(base, rows)
+    if n_groups >= 2:
+        rng = None if random_state is None else check_random_state(random_state)
+        gen = None if rng is None else np.random.default_rng(rng.randint(2**31 - 1))
+        work = WorkTree(base, codes, n_groups, rng=gen)
+        if method == "polylog":
+            max_iter = max_split_iter
+            if max_iter is None:
+                max_iter = 10 * h * math.ceil(math.log2(n))
+            make_fair(work, h, k, eps, max_iter)
+            if work.split_capped:
+                warnings.warn(
+                    f"SplitRoot hit max_split_iter = {max_iter} moves in "
+                    f"{work.split_capped} cluster(s); their children may lie "
+                    "outside the size window.",
+                    ConvergenceWarning,
+                    stacklevel=3,
+                )
+        else:
+            rebalance_tree(work)
+            refine_rebalance_tree(work, eps)
+            fair_hc(work, h, k)
+        tree = work.to_hierarchy()
+        cost = cost_from_rows(tree, rows)
+    else:
+        tree = WorkTree(base, codes, 1).to_hierarchy()
+        cost = base_cost
+    fair = fairness_from_counts(tree.group_counts, threshold)
+    result = FairHierarchyResult(
+        cost=cost,
+        base_cost=base_cost,
+        epsilon=eps,
+        fairness_threshold=threshold,
+        fairness_violation=fair["violation"],
+        min_balance=fair["min_balance"],
+        groups=groups,
+        group_proportions=counts / n,
+    )
+    return tree, result

@@ -1,0 +1,315 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unlabeled PCA on arrays: Stage I (subspace, flagging), Stage II (restoration).
+
+:func:`unlabeled_pca` is the function :class:`~skpapers.decomposition.UnlabeledPCA`
+calls in ``fit``; :func:`coefficients` is what ``transform`` and ``restore`` call.
+"""
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from joblib import effective_n_jobs
+from sklearn.utils import check_array, gen_even_slices
+from sklearn.utils.parallel import Parallel, delayed
+from sklearn.utils.validation import check_random_state
+
+from skpapers.decomposition._unlabeled_pca.subspace import (
+    _coherence_pursuit,
+    _dpcp,
+    _least_squares,
+    _weighted_median,
+)
+from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
+    _hard_em,
+    _lad,
+    _lsrf,
+    _pseudo_likelihood,
+)
+from skpapers.utils._sklearn import Interval, StrOptions, validate_params
+
+__all__ = ["UnlabeledPCAResult", "unlabeled_pca"]
+
+_N_RANDOM_STARTS = 50  # random starts of "hard_em" besides the "l1" and "lsrf" ones
+
+PARAMETER_CONSTRAINTS = {
+    "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
+    "stage1": [StrOptions({"dpcp", "cop", "pca"})],
+    "stage2": [StrOptions({"lsrf", "l1", "pl", "hard_em"})],
+    "p": [Interval(numbers.Real, 0, 2, closed="right")],
+    "restore_samples": [StrOptions({"flagged", "all"})],
+    "outlier_threshold": [Interval(numbers.Real, 0, None, closed="neither")],
+    "lsrf_tol": [Interval(numbers.Real, 0, None, closed="left"), StrOptions({"auto"}), None],
+    "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+    "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    "n_jobs": [numbers.Integral, None],
+    "random_state": ["random_state"],
+}
+
+
+@dataclass(frozen=True)
+class UnlabeledPCAResult:
+    """What :func:`unlabeled_pca` found besides the subspace.
+
+    Parameters
+    ----------
+    distances : ndarray of shape (n_samples,)
+        Sine of the angle between each sample and the subspace (observed
+        entries only when some are missing).
+    threshold : float
+        Flagging threshold on the distances.
+    permuted_mask : ndarray of shape (n_samples,) of bool
+        Samples flagged as permuted (``distances > threshold``).
+    n_iter : int
+        Number of Stage-I iterations.
+    lsrf_tol : float or None
+        The LSRF tolerance in use (``"auto"`` resolved).
+    """
+
+    distances: np.ndarray
+    threshold: float
+    permuted_mask: np.ndarray
+    n_iter: int
+    lsrf_tol: float | None
+
+
+def _describe(rows):
+    rows = np.flatnonzero(rows)
+    head = ", ".join(str(i) for i in rows[:10])
+    return f"{rows.size} sample(s) (indices {head}{', ...' if rows.size > 10 else ''})"
+
+
+def observed(X, n_components, who="UnlabeledPCA"):
+    """Zero-filled float64 copy of ``X`` and its mask (``None`` if complete)."""
+    missing = np.isnan(X)
+    if not missing.any():
+        return np.asarray(X, dtype=np.float64), None
+    mask = ~missing
+    n_obs = mask.sum(axis=1)
+    if np.any(n_obs == 0):
+        raise ValueError(
+            f"{who} got {_describe(n_obs == 0)} with every entry missing (NaN); drop them first."
+        )
+    few = n_obs < n_components + 1
+    if np.any(few):
+        raise ValueError(
+            f"{who} needs at least n_components + 1 = {n_components + 1} observed entries "
+            f"per sample; {_describe(few)} have fewer. Lower n_components or drop those "
+            "samples."
+        )
+    return np.where(mask, X, 0.0), mask
+
+
+def distances(Y, M, C, U):
+    """Sine of the angle between every sample and its projection (observed entries)."""
+    res = Y - C @ U.T
+    norms = np.linalg.norm(Y, axis=1)
+    if M is not None:
+        res = res * M
+    return np.linalg.norm(res, axis=1) / np.where(norms > 0, norms, 1.0)
+
+
+def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
+    if lsrf_tol != "auto":
+        return lsrf_tol
+    rows = ~flagged if np.any(~flagged) else slice(None)
+    res = (Y - C @ U.T)[rows]
+    res = res[M[rows]] if M is not None else res.ravel()
+    mad = np.median(np.abs(res - np.median(res)))
+    floor = np.sqrt(np.finfo(np.float64).eps) * np.max(np.abs(Y))
+    return float(max(3.0 * 1.4826 * mad, floor))
+
+
+def _stage2_chunk(A, Y, M, method, tol, starts):
+    """Stage-II coefficients of one chunk of samples (the unit of ``n_jobs``)."""
+    if method == "lsrf":
+        return _lsrf(A, Y, M, tol)
+    if method == "l1":
+        return _lad(A, Y, M)
+    if method == "pl":
+        return _pseudo_likelihood(A, Y, M)
+    fixed = np.stack([_lad(A, Y, M), _lsrf(A, Y, M, tol)], axis=1)
+    return _hard_em(A, Y, M, np.concatenate([fixed, starts], axis=1))
+
+
+def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state):
+    starts = np.empty((len(Y), 0, U.shape[1]))
+    if stage2 == "hard_em":
+        rng = check_random_state(random_state)
+        norms = np.linalg.norm(Y, axis=1) / np.sqrt(U.shape[1])
+        starts = rng.standard_normal((len(Y), _N_RANDOM_STARTS, U.shape[1]))
+        starts *= norms[:, None, None]
+    n_chunks = min(effective_n_jobs(n_jobs), len(Y))
+    chunks = Parallel(n_jobs=n_jobs)(
+        delayed(_stage2_chunk)(U, Y[s], None if M is None else M[s], stage2, lsrf_tol, starts[s])
+        for s in gen_even_slices(len(Y), n_chunks)
+    )
+    return np.concatenate(chunks)
+
+
+def coefficients(
+    X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state
+):
+    """Coefficients of every sample, the samples sent to Stage II and the mask.
+
+    Samples whose distance exceeds ``threshold`` (every sample with
+    ``restore_samples="all"``) go through Stage II; the others are projected.
+    """
+    Y, M = observed(X, components.shape[0])
+    U = components.T.astype(np.float64)
+    C = _least_squares(U, Y, M)
+    if restore_samples == "all":
+        selected = np.ones(len(Y), dtype=bool)
+    else:
+        selected = distances(Y, M, C, U) > threshold
+    if selected.any():
+        C[selected] = _stage2(
+            U, Y[selected], None if M is None else M[selected], stage2, lsrf_tol, n_jobs,
+            random_state,
+        )
+    return C, selected, M
+
+
+def restored(X, C, selected, M, components):
+    """``X`` with the selected samples replaced by ``C @ components`` and NaN filled."""
+    X_hat = C @ components.astype(np.float64)
+    out = np.array(X, dtype=np.float64)
+    out[selected] = X_hat[selected]
+    if M is not None:
+        out = np.where(np.isnan(out), X_hat, out)
+    return out
+
+
+@validate_params(
+    {"X": ["array-like"], "restore": ["boolean"], **PARAMETER_CONSTRAINTS},
+    prefer_skip_nested_validation=True,
+)
+def unlabeled_pca(
+    X,
+    n_components,
+    *,
+    stage1="dpcp",
+    stage2="lsrf",
+    p=0.5,
+    restore_samples="flagged",
+    outlier_threshold=3.0,
+    lsrf_tol=None,
+    max_iter=1000,
+    tol=1e-9,
+    n_jobs=None,
+    random_state=None,
+    restore=True,
+):
+    """Subspace of samples whose entries may be permuted, and the restored samples.
+
+    Stage I estimates the ``n_components``-dimensional linear subspace robustly
+    (permuted samples act as outliers) and flags the samples far from it;
+    Stage II undoes the permutation of each flagged sample by unlabeled sensing.
+    NaN entries are missing (unlabeled matrix completion).
+    :class:`~skpapers.decomposition.UnlabeledPCA` is the estimator around this
+    function; its docstring describes every parameter in full.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Samples (rows) whose entries may be permuted; NaN marks a missing entry.
+    n_components : int
+        Dimension of the subspace, ``1 <= n_components < n_features``.
+    stage1 : {"dpcp", "cop", "pca"}, default="dpcp"
+        Stage-I subspace estimator.
+    stage2 : {"lsrf", "l1", "pl", "hard_em"}, default="lsrf"
+        Stage-II unlabeled-sensing solver.
+    p : float in (0, 2], default=0.5
+        Exponent of the DPCP objective ``sum_j dist(x_j, S)**p``.
+    restore_samples : {"flagged", "all"}, default="flagged"
+        Which samples go through Stage II.
+    outlier_threshold : float, default=3.0
+        A sample is flagged when its distance exceeds ``outlier_threshold``
+        times the IRLS-weighted median distance.
+    lsrf_tol : float, "auto" or None, default=None
+        Early stop of ``"lsrf"`` (units of ``X``); None is the paper's algorithm.
+    max_iter : int, default=1000
+        Maximum number of Stage-I iterations.
+    tol : float, default=1e-9
+        Relative decrease of the DPCP objective at which Stage I stops.
+    n_jobs : int, default=None
+        Number of joblib workers for Stage II.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the random starts of ``stage2="hard_em"``.
+    restore : bool, default=True
+        Run Stage II on ``X``; False returns ``X_restored=None``.
+
+    Returns
+    -------
+    components : ndarray of shape (n_components, n_features)
+        Orthonormal basis (rows) of the subspace.
+    X_restored : ndarray of shape (n_samples, n_features) or None
+        ``X`` with the flagged samples restored and missing entries filled.
+    result : UnlabeledPCAResult
+        Distances, threshold, flagged samples, iterations, LSRF tolerance.
+
+    See Also
+    --------
+    skpapers.decomposition.UnlabeledPCA : The estimator (restores new samples,
+        pipelines).
+
+    Examples
+    --------
+    >>> from skpapers.datasets import make_permuted_subspace
+    >>> from skpapers.decomposition import unlabeled_pca
+    >>> from skpapers.metrics import relative_restoration_error
+    >>> X, X_true, components_true, _ = make_permuted_subspace(
+    ...     n_samples=200, n_features=30, n_components=2, outlier_ratio=0.5,
+    ...     shuffled_ratio=0.1, noise=0.0, random_state=0)
+    >>> components, X_restored, result = unlabeled_pca(X, 2)
+    >>> bool(relative_restoration_error(X_true, X_restored) < 1e-8)
+    True
+    >>> components.shape
+    (2, 30)
+    """
+    X = check_array(X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
+    n_samples, n_features = X.shape
+    r = n_components
+    if r >= n_features:
+        raise ValueError(f"n_components = {r} must be smaller than n_features = {n_features}.")
+    if n_samples <= r:
+        raise ValueError(
+            "UnlabeledPCA needs more samples than components: "
+            f"n_samples = {n_samples}, n_components = {r}."
+        )
+    Y, M = observed(X, r)
+    if stage1 == "cop":
+        if M is not None:
+            raise ValueError(
+                "stage1='cop' does not handle missing (NaN) entries; use "
+                "stage1='dpcp' or stage1='pca'."
+            )
+        U, n_iter = _coherence_pursuit(Y, r), 1
+    elif stage1 == "pca":
+        U, n_iter = _dpcp(Y, M, r, 2.0, 1 if M is None else max_iter, tol)
+    else:
+        U, n_iter = _dpcp(Y, M, r, p, max_iter, tol)
+
+    C = _least_squares(U, Y, M)
+    d = distances(Y, M, C, U)
+    p_weights = p if stage1 == "dpcp" else 0.5
+    scale = _weighted_median(d, np.maximum(d, 1e-9) ** (p_weights - 2.0))
+    threshold = float(outlier_threshold * max(scale, 1e-12))
+    flagged = d > threshold
+    components = U.T.astype(X.dtype)
+    result = UnlabeledPCAResult(
+        distances=d,
+        threshold=threshold,
+        permuted_mask=flagged,
+        n_iter=int(n_iter),
+        lsrf_tol=_resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged),
+    )
+    X_restored = None
+    if restore:
+        C, selected, M = coefficients(
+            X, components, threshold, stage2=stage2, restore_samples=restore_samples,
+            lsrf_tol=result.lsrf_tol, n_jobs=n_jobs, random_state=random_state,
+        )
+        X_restored = restored(X, C, selected, M, components).astype(X.dtype, copy=False)
+    return components, X_restored, result

@@ -1,0 +1,277 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Robust single-index model regression (Das, Chatterjee and Batra, ICML 2026)."""
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from skpapers.linear_model._single_index.robust_statistics import trimmed_mse
+from skpapers.linear_model._single_index.solver import (
+    PARAMETER_CONSTRAINTS,
+    robust_single_index,
+)
+from skpapers.utils._sklearn import _fit_context
+
+__all__ = ["RobustSingleIndexRegressor"]
+
+
+class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
+    """Robust single-index model regression with a known link.
+
+    Fits ``y = f(<coef, x> + intercept) + noise`` when a fraction ``contamination``
+    of the rows (covariates and responses) may be adversarially corrupted. The
+    pipeline: robust whitening, a covariate filter, a clipped
+    second-order spectral start (Stein's identity), a trimmed 1-D fit of sign and
+    norm, and robust gradient descent on the squared loss, whose landscape has a
+    dimension-free convex basin around the truth.
+
+    Parameters
+    ----------
+    link : str, callable or (callable, callable), default="gelu"
+        The link f: one of "gelu", "swish", "silu" (= "swish"), "tanh",
+        "sigmoid", "logistic" (= "sigmoid"), "probit", "relu", "quadratic" (z^2),
+        "identity"; a vectorised callable (its ``derivative`` attribute is used,
+        else central differences with a ``UserWarning``); or a pair
+        ``(f, fprime)``. The link is exact, output scale included: y is never
+        standardised.
+    contamination : float in [0, 0.5), default=0.1
+        Upper bound eps on the corrupted fraction. 0 switches all trimming off
+        (no covariate filter, plain means). Values up to 0.1 are reliable; a
+        warning is raised above 0.25.
+    fit_intercept : bool, default=True
+        Whether to fit an intercept (a heuristic extension: the theory has none).
+    whiten : {"auto", "trimmed", "mcd", "diag"} or None, default="auto"
+        Robust whitening of X: "trimmed" (two-sided trimmed C-steps, O(nd^2)),
+        "mcd" (scikit-learn's ``MinCovDet``, slow), "diag" (coordinate median
+        and MAD, O(nd)), None (no whitening: the theory's setting, X assumed
+        standard Gaussian). "auto" is "trimmed" if n_samples >= 5 n_features
+        and n_features <= 200, else "diag".
+    init : {"auto", "spectral", "first_order"} or array-like of shape (n_features,), \
+            default="auto"
+        Initialisation: the spectral start, the first-order (Stein) start, the
+        better of both by trimmed loss ("auto", a project addition), or a start
+        coefficient in X coordinates.
+    aggregator : {"filter", "huber", "trimmed_mean", "median_of_means", "mean"}, \
+            default="filter"
+        Robust mean of the per-sample gradients: spectral filtering of
+        Huber-clipped gradients (whitened by the inlier gradient covariance, so
+        that clean data are left untouched), Huber clipping only, coordinatewise trimmed
+        mean, geometric median of block means, or the plain mean (non-robust).
+    spectral_clip : float in (0, 1] or None, default=0.9
+        Quantile of ``|y|`` at which y is clipped in the spectral and first-order
+        starts; None or 1.0: no clipping.
+    learning_rate : "auto" or float > 0, default="auto"
+        Step size; "auto" is 1/L with L the largest eigenvalue of the Gaussian
+        Hessian bound E[f'(s)^2 zbar zbar^T], refreshed every 10 iterations.
+        Steps are halved (at most 10 times) when the trimmed loss grows by more
+        than 50 % or is not finite.
+    max_iter : int >= 0, default=100
+        Maximum number of gradient iterations (0: initialisation only).
+    tol : float >= 0, default=1e-6
+        Stop when the step is below ``tol * max(1, ||theta||)`` or when the
+        trimmed loss has not improved by a relative ``tol`` for 10 iterations.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the power iterations, the Lanczos start vectors, MCD and the
+        median-of-means blocks.
+    verbose : int, default=0
+        Print the stages and the loss per iteration.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+        Index coefficients in the original X coordinates.
+    intercept_ : float
+        Intercept (0.0 if ``fit_intercept=False``).
+    init_coef_ : ndarray of shape (n_features,)
+        The coefficient after initialisation (before gradient descent).
+    n_iter_ : int
+        Gradient iterations run.
+    inlier_mask_ : ndarray of shape (n_samples,), dtype=bool
+        Rows kept by the covariate filter. Not an outlier detector: the filter
+        only bounds the spectral mass of the outliers, many may remain.
+    location_ : ndarray of shape (n_features,)
+        Robust location mu of X.
+    whitening_ : ndarray of shape (n_features, n_features)
+        Whitening matrix W, with z = (x - mu) @ W.
+    esc_constant_ : float
+        Expected Squared Convexity constant E[f(Z)^2 (Z^2 - 1)] = E[(f^2)''(Z)],
+        Z ~ N(0, 1); its sign decides top or bottom eigenvector.
+    link_ : Link
+        The resolved link (``f``, ``df``, ``is_even``, ``name``).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
+        Names of features seen during fit, when X has string column names.
+
+    See Also
+    --------
+    sklearn.linear_model.HuberRegressor : Robust linear regression.
+    sklearn.linear_model.RANSACRegressor : Consensus-based robust regression.
+
+    Notes
+    -----
+    The paper's full text was not available when this was written; the pipeline
+    follows the project's reconstruction (``robust_sim.md``). Named deviations
+    and additions: robust whitening (not in the theory); ``init="auto"`` and the
+    candidate choice by trimmed loss; the 1-D fit uses a 31-point coarse grid
+    (scored on a systematic subsample of about 20 000 rows when n > 40 000) and
+    a 21-point fine grid on all rows instead of one 121-point grid; the covariate filter
+    starts with a thin-shell test (rows whose squared distance to the median
+    lies more than 3.5 robust deviations from its median are removed: the
+    degree-2 score of Gaussian covariance filters, which catches rows squeezed
+    onto a line, such as the spectral hijack, that the top-eigenvalue test
+    cannot see), never removes more than ``2 eps n`` rows in all, and uses 20
+    power steps in its first round and 5 warm-started ones later. The gradient
+    filter (an addition to the reconstruction) whitens the rows by their inlier
+    second moment ``E[psi^2] E[f'(s)^2 zbar zbar^T]`` (Gaussian constants at
+    the current ``(||theta||, b)``, ``psi`` the Huber-clipped residual,
+    ``E[psi^2]`` by a consistency-corrected trimmed mean) and
+    stops as soon as the Rayleigh quotient of its warm-started power iterate
+    is at the top eigenvalue expected of clean whitened rows,
+    ``(1 + sqrt(kappa dim / m))^2`` (the Marchenko-Pastur edge corrected by the
+    kurtosis ``kappa`` of ``c``; called 15 times on clean rows at the truth,
+    with GeLU, ReLU or tanh, d = 20 or 50, it returned the plain mean 38-45
+    times out of 45, and its removals are then nearly symmetric). Unwhitened,
+    each of its rounds trimmed the inliers' own high-variance direction, which
+    flattened the loss along it and let the outliers move the fixed point
+    (GeLU and Swish, hijack, eps = 0.1, n = 1e4, d = 50, seeds 0-3: worst
+    error 0.088 unwhitened, 0.050 whitened). It uses 10 power steps on its
+    first call and 3 warm-started ones afterwards. All samples are reused
+    across phases and iterations (by its table of contents, the paper's
+    appendix C covers sample splitting in its Algorithm 1); without an
+    intercept and with a non-zero robust location the gradient is filtered in
+    the augmented ``[z; 1]`` space and mapped back. The intercept and
+    non-Gaussian X are
+    heuristic extensions; Stein's identities and the basin hold for Gaussian X.
+    The coefficient of an even link (e.g. "quadratic") is only identified up to
+    sign: the largest-magnitude entry of ``coef_`` is made positive.
+
+    ``score`` (R^2) is not robust: on contaminated validation data use
+    :meth:`robust_score`.
+
+    References
+    ----------
+    .. [1] S. Das, S. Chatterjee and J. Batra, "Convex Basins in Single-Index
+       Model Loss Landscapes: Applications to Robust Recovery under Strong
+       Adversarial Corruption", ICML 2026, arXiv:2605.29497.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpapers.datasets import make_contaminated_sim
+    >>> from skpapers.linear_model import RobustSingleIndexRegressor
+    >>> X, y, coef, outliers = make_contaminated_sim(
+    ...     n_samples=2000, n_features=10, contamination=0.1, random_state=0)
+    >>> est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
+    >>> bool(np.linalg.norm(est.coef_ - coef) < 0.3)
+    True
+    """
+
+    _parameter_constraints: dict = dict(PARAMETER_CONSTRAINTS)
+
+    def __init__(
+        self,
+        link="gelu",
+        *,
+        contamination=0.1,
+        fit_intercept=True,
+        whiten="auto",
+        init="auto",
+        aggregator="filter",
+        spectral_clip=0.9,
+        learning_rate="auto",
+        max_iter=100,
+        tol=1e-6,
+        random_state=None,
+        verbose=0,
+    ):
+        self.link = link
+        self.contamination = contamination
+        self.fit_intercept = fit_intercept
+        self.whiten = whiten
+        self.init = init
+        self.aggregator = aggregator
+        self.spectral_clip = spectral_clip
+        self.learning_rate = learning_rate
+        self.max_iter = max_iter
+        self.tol = tol
+        self.random_state = random_state
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y):
+        """Fit the robust single-index model.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training covariates (dense).
+        y : array-like of shape (n_samples,)
+            Responses.
+
+        Returns
+        -------
+        self : object
+            Fitted estimator.
+        """
+        X, y = validate_data(
+            self, X, y, y_numeric=True, dtype=[np.float64, np.float32], ensure_min_samples=2
+        )
+        coef, intercept, result = robust_single_index(X, y, **self.get_params())
+        self.coef_ = coef
+        self.intercept_ = intercept
+        self.init_coef_ = result.init_coef
+        self.n_iter_ = result.n_iter
+        self.inlier_mask_ = result.covariate_mask
+        self.location_ = result.location
+        self.whitening_ = result.whitening
+        self.esc_constant_ = result.esc_constant
+        self.link_ = result.link
+        return self
+
+    def _decision(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=[np.float64, np.float32], reset=False)
+        return X @ self.coef_ + self.intercept_
+
+    def predict(self, X):
+        """Predict ``f(X @ coef_ + intercept_)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Covariates.
+
+        Returns
+        -------
+        y_pred : ndarray of shape (n_samples,)
+            Predicted responses.
+        """
+        s = self._decision(X)
+        return np.asarray(self.link_.f(s), dtype=np.float64)
+
+    def robust_score(self, X, y):
+        """Negated trimmed mean squared error (greater is better).
+
+        The mean of the ``ceil((1 - contamination) n)`` smallest squared
+        residuals, negated; unlike R^2 it is not dominated by outliers.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Covariates.
+        y : array-like of shape (n_samples,)
+            Responses.
+
+        Returns
+        -------
+        score : float
+            Minus the trimmed MSE.
+        """
+        check_is_fitted(self)
+        X, y = validate_data(
+            self, X, y, y_numeric=True, dtype=[np.float64, np.float32], reset=False
+        )
+        pred = self.link_.f(X @ self.coef_ + self.intercept_)
+        return -float(trimmed_mse(np.asarray(y, dtype=float) - pred, self.contamination))

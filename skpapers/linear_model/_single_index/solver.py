@@ -1,0 +1,555 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Robust single-index regression on arrays, stage by stage.
+
+:func:`robust_single_index` is the function
+:class:`~skpapers.linear_model.RobustSingleIndexRegressor` calls; the stages are
+the spectral and first-order starts, the trimmed 1-D fit (public as
+:func:`fit_link_scale`) and robust gradient descent.
+"""
+
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_array, check_consistent_length, check_X_y
+from sklearn.utils.validation import check_random_state
+
+from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
+from skpapers.linear_model._single_index.robust_statistics import (
+    covariate_filter,
+    extreme_eigenpairs,
+    huber_clip,
+    robust_mean,
+    robust_whitening,
+    trimmed_mse,
+)
+from skpapers.utils._links import LINK_NAMES, Link, _phi, resolve_link
+from skpapers.utils._sklearn import Interval, StrOptions, validate_params
+
+__all__ = ["RobustSingleIndexResult", "fit_link_scale", "robust_single_index"]
+
+_ESC_WARN = 1e-3
+
+
+def _grid_losses(p, y, f, grid, eps):
+    """TrimMSE of y - f(t p) for every t of ``grid`` (column blocks, O(n) memory)."""
+    n = p.shape[0]
+    block = max(1, min(grid.shape[0], (1 << 21) // max(n, 1)))
+    out = np.empty(grid.shape[0])
+    for j in range(0, grid.shape[0], block):
+        t = grid[j : j + block]
+        arg = np.multiply.outer(p, t)
+        fitted = np.asarray(f(arg.ravel()), dtype=float).reshape(arg.shape)
+        out[j : j + block] = trimmed_mse(y[:, None] - fitted, eps)
+    return out
+
+
+def _search_1d(
+    p, y, f, eps, even, t_max=3.0, n_coarse=31, n_fine=21, n_doubling=4, coarse_rows=20_000
+):
+    """Trimmed 1-D fit of the scale t in y ~ f(t p): coarse grid, then a fine one.
+
+    The grid excludes 0 and, for even links, negative t. It doubles t_max (at most
+    ``n_doubling`` times) while the minimum sits on its edge. The coarse grid only
+    brackets the minimum: above ``2 coarse_rows`` rows it is scored on a systematic
+    subsample of about ``coarse_rows`` rows. The fine grid, centred on the coarse
+    minimum, is scored on all rows and gives the returned scale and loss.
+    """
+    step_rows = max(1, p.shape[0] // coarse_rows) if p.shape[0] > 2 * coarse_rows else 1
+    p_c, y_c = p[::step_rows], y[::step_rows]
+    for i in range(n_doubling + 1):
+        lo = 0.0 if even else -t_max
+        grid = np.linspace(lo, t_max, n_coarse)
+        grid = grid[grid != 0]
+        losses = _grid_losses(p_c, y_c, f, grid, eps)
+        j = int(np.nanargmin(losses)) if np.any(np.isfinite(losses)) else 0
+        if abs(grid[j]) < t_max or i == n_doubling:
+            break
+        t_max *= 2.0
+    step = (t_max - lo) / (n_coarse - 1)
+    fine = np.linspace(grid[j] - step, grid[j] + step, n_fine)  # centre: grid[j]
+    fine = fine[(fine > 0) if even else (fine != 0)]
+    fine_losses = _grid_losses(p, y, f, fine, eps)
+    i = int(np.nanargmin(fine_losses)) if np.any(np.isfinite(fine_losses)) else 0
+    return float(fine[i]), float(fine_losses[i])
+
+
+def fit_link_scale(index, y, link="gelu", *, contamination=0.1):
+    """Trimmed least-squares fit of the scale ``t`` in ``y ~ f(t * index)``.
+
+    The 1-D stage of :func:`robust_single_index`, public so that any linear
+    direction (from :class:`~sklearn.linear_model.HuberRegressor`, say) can be
+    turned into a single-index fit ``coef = t * w`` with ``index = X @ w``: a
+    31-point coarse grid of ``t`` (doubled while the minimum sits on its edge),
+    then a 21-point fine grid around the coarse minimum, each scored by the mean
+    of the ``(1 - contamination)`` smallest squared residuals. For an even link
+    only ``t > 0`` is searched.
+
+    Parameters
+    ----------
+    index : array-like of shape (n_samples,)
+        The index of every sample along a direction, e.g. ``X @ w``.
+    y : array-like of shape (n_samples,)
+        Responses.
+    link : str, callable or (callable, callable), default="gelu"
+        The link f, as for :class:`RobustSingleIndexRegressor`.
+    contamination : float in [0, 0.5), default=0.1
+        Fraction of the largest squared residuals left out of the loss.
+
+    Returns
+    -------
+    scale : float
+        The fitted ``t`` (non-zero).
+    trimmed_loss : float
+        The trimmed mean squared residual at ``scale``.
+
+    See Also
+    --------
+    robust_single_index : The full robust fit, direction included.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpapers.linear_model import fit_link_scale
+    >>> index = np.linspace(-2, 2, 200)
+    >>> scale, loss = fit_link_scale(index, np.tanh(1.5 * index), "tanh")
+    >>> round(scale, 2), bool(loss < 1e-4)
+    (1.5, True)
+    """
+    index = check_array(index, ensure_2d=False, dtype=np.float64, input_name="index").ravel()
+    y = check_array(y, ensure_2d=False, dtype=np.float64, input_name="y").ravel()
+    check_consistent_length(index, y)
+    if not 0 <= contamination < 0.5:
+        raise ValueError(f"contamination must be in [0, 0.5); got {contamination!r}.")
+    resolved = resolve_link(link)
+    return _search_1d(index, y, resolved.f, float(contamination), resolved.is_even)
+
+
+def _spectral_candidates(Z, y, clip, init, eps, rng, verbose):
+    """Candidate unit directions of the spectral and first-order starts (5.2, 5.3)."""
+    m, d = Z.shape
+    absy = np.abs(y)
+    tau = np.quantile(absy, clip) if clip is not None and clip < 1.0 else absy.max()
+    if not tau > 0:
+        tau = absy.max()
+    candidates = []
+    if init in ("spectral", "auto") and tau > 0:
+        h = np.minimum(np.square(y), tau * tau)
+
+        def matvec(v):
+            v = np.ravel(v)
+            return Z.T @ (h * (Z @ v.astype(Z.dtype, copy=False))) / m
+
+        top, bottom = extreme_eigenpairs(
+            matvec, d, Z.dtype, rng, k=2 if init == "auto" else 1
+        )
+        (lam_max, u_max), (lam_min, u_min) = top[0], bottom[0]
+        bulk = float(h.mean())
+        top_side = lam_max - bulk >= bulk - lam_min
+        if verbose:
+            print(
+                f"[RobustSIM] spectral: lambda_max={lam_max:.4g}, lambda_min={lam_min:.4g}, "
+                f"bulk={bulk:.4g}, ESC side: {'top' if top_side else 'bottom'} eigenvector"
+            )
+        if init == "spectral":
+            candidates.append(u_max if top_side else u_min)
+        else:
+            candidates.extend(u for _, u in top + bottom)
+    if init in ("first_order", "auto"):
+        c = np.clip(y, -tau, tau)
+        u = robust_mean(Z, c, eps, "filter", rng, with_one=False)
+        nu = np.linalg.norm(u)
+        if nu > 0 and np.isfinite(nu):
+            candidates.append(u / nu)
+    if not candidates:  # y identically zero: no direction carries information
+        u = rng.standard_normal(d)
+        candidates.append(u / np.linalg.norm(u))
+    return candidates
+
+
+def _huber_trim_ratio(eps, k=1.345):
+    """Trimmed over plain mean of psi^2 for Gaussian residuals clipped at k sigma.
+
+    The ``(1 - eps)`` smallest ``psi^2`` (Huber clip at k) of N(0, 1) residuals
+    have mean ``ratio * E[psi^2]``; dividing the trimmed mean by it makes a
+    consistent estimate of ``E[psi^2]`` (0.83 at eps = 0.1; Student t(2.5)
+    residuals give 0.84).
+    """
+    if eps <= 0:
+        return 1.0
+    full = (2 * ndtr(k) - 1) - 2 * k * _phi(k) + 2 * k * k * ndtr(-k)
+    t = -ndtri(0.5 * eps)  # P(|Z| > t) = eps
+    if t >= k:  # the top eps are all clipped at k^2
+        return (full - eps * k * k) / ((1 - eps) * full)
+    return ((2 * ndtr(t) - 1) - 2 * t * _phi(t)) / ((1 - eps) * full)
+
+
+def _gradient_whitener(link, theta, b, psi2):
+    """Inverse square root of the inlier gradient second moment, as ``v -> A v``.
+
+    At the truth the gradient rows ``c_i [z_i; 1]``, ``c = -psi(r) f'(s)``, of
+    Gaussian z have second moment ``E[psi^2] E[f'(s)^2 zbar zbar^T]``: ``E[psi^2]
+    E f'^2`` on every direction orthogonal to ``[theta; 0]`` and ``e_{d+1}``, and
+    ``E[psi^2]`` times the 2 x 2 block ``[[E f'^2 Z^2, E f'^2 Z], [E f'^2 Z, E
+    f'^2]]`` on their span (s = ||theta|| Z + b; the matrix whose top eigenvalue
+    is L). Whitening by it makes the inlier rows isotropic, so the filter looks
+    for outliers instead of trimming the inliers' own high-variance direction
+    (which flattens the loss along it). ``psi2`` estimates ``E[psi^2]`` of the
+    clean rows; the caller passes the mean of the ``(1 - eps)`` smallest
+    ``psi^2`` over its Gaussian consistency factor (``_huber_trim_ratio``):
+    clipped outliers inflate it by about 20 % with 10 % shifted labels, the
+    plain mean by about 40 % (a more lenient filter). Returns None when
+    ``psi2`` is 0 or not finite.
+    """
+    norm = float(np.linalg.norm(theta))
+    cst = link_constants(link, norm, float(b))
+    perp = psi2 * cst["fp2"]
+    if not (perp > 0 and np.isfinite(perp)):
+        return None
+    scale = 1.0 / np.sqrt(perp)
+    if not norm > 0:
+        return lambda v: scale * v
+    q = theta / norm
+    block = np.array([[cst["fp2z2"], cst["fp2z"]], [cst["fp2z"], cst["fp2"]]])
+    evals, evecs = np.linalg.eigh(block / cst["fp2"])
+    evals = np.maximum(evals, 1e-12 * evals.max())
+    correction = (evecs / np.sqrt(evals)) @ evecs.T - np.eye(2)
+
+    def apply(v):
+        delta = correction @ np.array([q @ v[:-1], v[-1]])
+        out = v.copy()
+        out[:-1] += delta[0] * q
+        out[-1] += delta[1]
+        return scale * out
+
+    return apply
+
+
+def _robust_gd(
+    Z, y, theta, b, link, *, eps, aggregator, learning_rate, max_iter, tol, fit_intercept,
+    location_z, rng, verbose, patience=10,
+):
+    """Robust gradient descent on the trimmed squared loss (section 5.4).
+
+    Returns the iterate with the lowest trimmed loss and the number of iterations.
+    """
+    d = Z.shape[1]
+    f, df = link.f, link.df
+    location_norm2 = float(location_z @ location_z)
+    s = Z @ theta + b
+    loss = float(trimmed_mse(y - f(s), eps))
+    best = (loss, theta, b)
+    since_best, shrink, base, n_iter = 0, 1.0, None, 0
+    state = {}
+    improving = False
+    for it in range(max_iter):
+        if base is None or (learning_rate == "auto" and it % 10 == 0):
+            if learning_rate == "auto":
+                base = 1.0 / smoothness(
+                    link, float(np.linalg.norm(theta)), float(b), fit_intercept, location_norm2
+                )
+            else:
+                base = float(learning_rate)
+        r = y - f(s)
+        if aggregator in ("filter", "huber"):
+            r = huber_clip(r)
+        c = -r * df(s)
+        whitener = None
+        if aggregator == "filter":
+            psi2 = float(trimmed_mse(r, eps)) / _huber_trim_ratio(eps)
+            whitener = _gradient_whitener(link, theta, b, psi2)
+        g = robust_mean(
+            Z, c, eps, aggregator, rng, with_one=True, state=state, whitener=whitener
+        )
+        g_theta = g[:d] + location_z * g[d] if not fit_intercept else g[:d]
+        g_b = g[d] if fit_intercept else 0.0
+        g_norm = float(np.sqrt(g_theta @ g_theta + g_b * g_b))
+        if not (np.isfinite(g_norm) and g_norm > 0):
+            break
+        accepted = False
+        for _ in range(11):
+            eta = base * shrink
+            theta_new = theta - eta * g_theta
+            b_new = b - eta * g_b if fit_intercept else float(theta_new @ location_z)
+            s_new = Z @ theta_new + b_new
+            with np.errstate(over="ignore", invalid="ignore"):
+                loss_new = float(trimmed_mse(y - f(s_new), eps))
+            if np.isfinite(loss_new) and loss_new <= 1.5 * loss:
+                accepted = True
+                break
+            shrink *= 0.5
+        if not accepted:
+            break
+        step = eta * g_norm
+        theta, b, s, n_iter = theta_new, b_new, s_new, it + 1
+        improving = loss_new < best[0] * (1.0 - tol)
+        if loss_new < best[0]:
+            best = (loss_new, theta, b)
+        since_best = 0 if improving else since_best + 1
+        loss = loss_new
+        if verbose:
+            print(f"[RobustSIM] iter {n_iter:4d}  trimmed MSE {loss:.6g}  step {step:.3g}")
+        if step <= tol * max(1.0, float(np.linalg.norm(theta))) or since_best >= patience:
+            improving = False
+            break
+    if improving and n_iter == max_iter and max_iter > 0:
+        warnings.warn(
+            f"RobustSingleIndexRegressor reached max_iter={max_iter} while the trimmed "
+            "loss was still improving; increase max_iter.",
+            ConvergenceWarning,
+            stacklevel=4,
+        )
+    return best[1], float(best[2]), n_iter
+
+
+def _canonical_sign(coef, intercept):
+    j = int(np.argmax(np.abs(coef))) if coef.size else 0
+    if coef.size and coef[j] < 0:
+        return -coef, -intercept
+    return coef, intercept
+
+
+PARAMETER_CONSTRAINTS = {
+    "link": [StrOptions(set(LINK_NAMES)), callable, list, tuple],
+    "contamination": [Interval(numbers.Real, 0, 0.5, closed="left")],
+    "fit_intercept": ["boolean"],
+    "whiten": [StrOptions({"auto", "trimmed", "mcd", "diag"}), None],
+    "init": [StrOptions({"auto", "spectral", "first_order"}), "array-like"],
+    "aggregator": [
+        StrOptions({"filter", "huber", "trimmed_mean", "median_of_means", "mean"})
+    ],
+    "spectral_clip": [Interval(numbers.Real, 0, 1, closed="right"), None],
+    "learning_rate": [
+        StrOptions({"auto"}),
+        Interval(numbers.Real, 0, None, closed="neither"),
+    ],
+    "max_iter": [Interval(numbers.Integral, 0, None, closed="left")],
+    "tol": [Interval(numbers.Real, 0, None, closed="left")],
+    "random_state": ["random_state"],
+    "verbose": ["verbose"],
+}
+
+
+def _resolve_whiten(whiten, n, d):
+        if whiten == "auto":
+            whiten = "trimmed" if n >= 5 * d and d <= 200 else "diag"
+        if whiten in ("trimmed", "mcd") and n < 2 * d:
+            raise ValueError(
+                f"whiten={whiten!r} needs n_samples >= 2 * n_features; got "
+                f"n_samples={n}, n_features={d}. Use whiten='diag' or None."
+            )
+        return whiten
+
+def _start_coef(init, d):
+        start = check_array(
+            init, ensure_2d=False, dtype=np.float64, input_name="init"
+        ).ravel()
+        if start.shape != (d,):
+            raise ValueError(
+                f"init as an array must have shape (n_features,) = ({d},); got "
+                f"{np.shape(init)}."
+            )
+        return start
+
+
+@dataclass(frozen=True)
+class RobustSingleIndexResult:
+    """What :func:`robust_single_index` found besides the coefficients.
+
+    Parameters
+    ----------
+    init_coef : ndarray of shape (n_features,)
+        The coefficient after initialisation (before gradient descent).
+    n_iter : int
+        Gradient iterations run.
+    covariate_mask : ndarray of shape (n_samples,) of bool
+        Rows kept by the covariate filter (not an outlier detector: the filter
+        only bounds the spectral mass of the outliers, many may remain).
+    location : ndarray of shape (n_features,)
+        Robust location mu of X.
+    whitening : ndarray of shape (n_features, n_features)
+        Whitening matrix W, with z = (x - mu) @ W.
+    esc_constant : float
+        Expected Squared Convexity constant of the link.
+    link : Link
+        The resolved link (``f``, ``df``, ``is_even``, ``name``).
+    """
+
+    init_coef: np.ndarray
+    n_iter: int
+    covariate_mask: np.ndarray
+    location: np.ndarray
+    whitening: np.ndarray
+    esc_constant: float
+    link: Link
+
+
+@validate_params(
+    {"X": ["array-like"], "y": ["array-like"], **PARAMETER_CONSTRAINTS},
+    prefer_skip_nested_validation=True,
+)
+def robust_single_index(
+    X,
+    y,
+    *,
+    link="gelu",
+    contamination=0.1,
+    fit_intercept=True,
+    whiten="auto",
+    init="auto",
+    aggregator="filter",
+    spectral_clip=0.9,
+    learning_rate="auto",
+    max_iter=100,
+    tol=1e-6,
+    random_state=None,
+    verbose=0,
+):
+    """Robust single-index regression ``y = f(<coef, x> + intercept) + noise``.
+
+    A fraction ``contamination`` of the rows (covariates and responses) may be
+    adversarially corrupted. Robust whitening, a covariate filter, a clipped
+    spectral (or first-order) start, a trimmed 1-D fit of sign and norm, then
+    robust gradient descent on the squared loss.
+    :class:`~skpapers.linear_model.RobustSingleIndexRegressor` is the estimator
+    around this function; its docstring describes every parameter in full.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Covariates (dense).
+    y : array-like of shape (n_samples,)
+        Responses.
+    link : str, callable or (callable, callable), default="gelu"
+        The known link f.
+    contamination : float in [0, 0.5), default=0.1
+        Upper bound on the corrupted fraction.
+    fit_intercept : bool, default=True
+        Whether to fit an intercept.
+    whiten : {"auto", "trimmed", "mcd", "diag"} or None, default="auto"
+        Robust whitening of X.
+    init : {"auto", "spectral", "first_order"} or array-like of shape (n_features,), \
+            default="auto"
+        Initialisation.
+    aggregator : {"filter", "huber", "trimmed_mean", "median_of_means", "mean"}, \
+            default="filter"
+        Robust mean of the per-sample gradients.
+    spectral_clip : float in (0, 1] or None, default=0.9
+        Quantile of ``|y|`` at which y is clipped in the starts.
+    learning_rate : "auto" or float > 0, default="auto"
+        Step size.
+    max_iter : int >= 0, default=100
+        Maximum number of gradient iterations.
+    tol : float >= 0, default=1e-6
+        Stopping tolerance.
+    random_state : int, RandomState instance or None, default=None
+        Seeds the randomised stages.
+    verbose : int, default=0
+        Print the stages and the loss per iteration.
+
+    Returns
+    -------
+    coef : ndarray of shape (n_features,)
+        Index coefficients in the original X coordinates.
+    intercept : float
+        Intercept (0.0 if ``fit_intercept=False``).
+    result : RobustSingleIndexResult
+        Start, iterations, covariate mask, whitening and link.
+
+    See Also
+    --------
+    skpapers.linear_model.RobustSingleIndexRegressor : The estimator.
+    fit_link_scale : The 1-D stage alone, for any direction.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skpapers.datasets import make_contaminated_sim
+    >>> from skpapers.linear_model import robust_single_index
+    >>> X, y, coef, outliers = make_contaminated_sim(
+    ...     n_samples=2000, n_features=10, contamination=0.1, random_state=0)
+    >>> coef_hat, intercept, result = robust_single_index(X, y, random_state=0)
+    >>> bool(np.linalg.norm(coef_hat - coef) < 0.3)
+    True
+    """
+    X, y = check_X_y(X, y, y_numeric=True, dtype=[np.float64, np.float32], ensure_min_samples=2)
+    y = np.asarray(y, dtype=np.float64)
+    n, d = X.shape
+    eps = float(contamination)
+    verbose = bool(verbose)
+    rng = check_random_state(random_state)
+    if eps > 0.25:
+        warnings.warn(
+            f"contamination={eps} is above 0.25; the method is reliable for "
+            "contamination <= 0.1 and breaks down near 0.2-0.3.",
+            UserWarning,
+            stacklevel=4,
+        )
+    link = resolve_link(link)
+    esc = link_constants(link)["esc"]
+    start_init = init
+    init = init if isinstance(init, str) else None
+    if init == "spectral" and abs(esc) < _ESC_WARN:
+        warnings.warn(
+            f"The ESC constant of link {link.name!r} is {esc:.2g}: the spectral "
+            "start carries almost no signal; use init='first_order' or 'auto'.",
+            UserWarning,
+            stacklevel=4,
+        )
+    start = _start_coef(start_init, d) if init is None else None
+    whiten = _resolve_whiten(whiten, n, d)
+
+    location, W, Z = robust_whitening(X, whiten, eps, rng)
+    if verbose:
+        print(f"[RobustSIM] whitening: {whiten}")
+    keep = covariate_filter(Z, eps, rng)
+    if verbose:
+        print(f"[RobustSIM] covariate filter kept {int(keep.sum())} of {n} rows")
+    if not keep.all():
+        Z, y_k = Z[keep], y[keep]
+    else:
+        y_k = y
+    location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
+
+    if start is not None:
+        theta = np.linalg.solve(W.astype(np.float64), start)
+        b = float(start @ location)
+    else:
+        clip = spectral_clip
+        candidates = _spectral_candidates(Z, y_k, clip, init, eps, rng, verbose)
+        best = None
+        for u in candidates:
+            p = Z @ u.astype(Z.dtype) + float(u @ location_z)
+            t, loss = _search_1d(p, y_k, link.f, eps, link.is_even)
+            if best is None or loss < best[0]:
+                best = (loss, t * u)
+        theta = best[1]
+        b = 0.0 if fit_intercept else float(theta @ location_z)
+        if verbose:
+            print(f"[RobustSIM] 1-D fit: norm {np.linalg.norm(theta):.4g}, "
+                  f"trimmed MSE {best[0]:.6g}")
+    init_coef = W.astype(np.float64) @ theta
+    theta, b, n_iter = _robust_gd(
+        Z, y_k, theta, b, link, eps=eps, aggregator=aggregator,
+        learning_rate=learning_rate, max_iter=max_iter, tol=tol,
+        fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
+    )
+    coef = W.astype(np.float64) @ theta
+    intercept = float(b - coef @ location) if fit_intercept else 0.0
+    if link.is_even:
+        coef, intercept = _canonical_sign(coef, intercept)
+        init_coef, _ = _canonical_sign(init_coef, 0.0)
+    result = RobustSingleIndexResult(
+        init_coef=init_coef,
+        n_iter=int(n_iter),
+        covariate_mask=keep,
+        location=np.asarray(location, dtype=np.float64),
+        whitening=np.asarray(W, dtype=np.float64),
+        esc_constant=float(esc),
+        link=link,
+    )
+    return coef, float(intercept), result

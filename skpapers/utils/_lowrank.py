@@ -1,0 +1,19 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The primal cost of a low-rank transport plan, shared by the solver and the metrics."""
+
+import numpy as np
+
+__all__ = ["lowrank_cost"]
+
+
+def lowrank_cost(cost, Q, R, g):
+    """``<C, Q diag(1/g) R^T>`` for a dense C or a factor pair ``(A, B)``, ``C = A B^T``.
+
+    No validation: the arrays must already have matching shapes. The factored form
+    costs O((n + m) p K) and never forms an n x m array.
+    """
+    if isinstance(cost, tuple):
+        A, B = cost
+        return float(np.sum(np.einsum("pk,pk->k", A.T @ Q, B.T @ R) / g))
+    return float(np.sum(np.einsum("ik,ik->k", Q, cost @ R) / g))

@@ -1,0 +1,31 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""The one module importing scikit-learn's private names.
+
+Parameter validation (``Interval``, ``StrOptions``, ...), the ``fit`` decorator
+``_fit_context`` and ``_check_sample_weight`` are private in scikit-learn; every
+skpapers module (and the plugin template) imports them from here, so that a
+move in scikit-learn means editing this file only.
+"""
+
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Hidden,
+    Interval,
+    Options,
+    StrOptions,
+    validate_params,
+)
+from sklearn.utils.validation import _check_sample_weight
+
+__all__ = [
+    "HasMethods",
+    "Hidden",
+    "Interval",
+    "Options",
+    "StrOptions",
+    "_check_sample_weight",
+    "_fit_context",
+    "validate_params",
+]
