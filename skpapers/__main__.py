@@ -60,7 +60,7 @@ def _out(text="", file=None):
     except LookupError:
         text = text.encode("ascii", "backslashreplace").decode("ascii")
     try:
-        print(text, file=stream)
+        print(text, file=stream, flush=True)
     except BrokenPipeError:
         if stream is sys.stdout:
             _silence_stdout()
