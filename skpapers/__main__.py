@@ -3,7 +3,10 @@
 """Command line: ``python -m skpapers {list, check DIST, demo}``."""
 
 import argparse
+import contextlib
+import errno
 import importlib
+import os
 import sys
 import time
 import traceback
@@ -25,49 +28,169 @@ def _table(rows, header):
     )
 
 
+class _OutputError(Exception):
+    """Standard output cannot be written (e.g. a full device)."""
+
+
+def _silence_stdout():
+    """Point the stdout descriptor at the null device.
+
+    After a closed pipe or a full device, the interpreter's final flush of
+    stdout would fail again and print a traceback; writing to the null device
+    lets the process end quietly.
+    """
+    with contextlib.suppress(Exception):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _out(text="", file=None):
+    """Print ``text``; characters the stream cannot encode are backslash-escaped.
+
+    A reader closing the pipe (``skpapers list | head -1``) silences the rest of
+    the output; any other write error raises :class:`_OutputError`.
+    """
+    stream = sys.stdout if file is None else file
+    if stream is None:
+        return
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text = text.encode(encoding, "backslashreplace").decode(encoding)
+    except LookupError:
+        text = text.encode("ascii", "backslashreplace").decode("ascii")
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        if stream is sys.stdout:
+            _silence_stdout()
+    except OSError as exc:
+        if stream is not sys.stdout:
+            return
+        raise _OutputError(exc) from exc
+
+
+def _plugin_output_to_stderr():
+    """Send what plugin code prints to stderr, so it never lands inside a table."""
+    return contextlib.redirect_stdout(sys.stderr)
+
+
 def _list(args):
     rows = []
-    for spec in registry.specs():
-        status = "ok" if args.load else "not loaded"
-        if spec.shadowed_by is not None:
-            status = f"shadowed by {spec.shadowed_by}"
-        elif args.load:
-            try:
-                registry.get(spec.name)
-            except registry.PluginLoadError as error:
-                status = f"broken: {type(error.__cause__).__name__}"
-        rows.append((spec.name, spec.value, spec.dist, spec.version, status))
-    print(_table(rows, ("name", "class", "distribution", "version", "status")))
+    with _plugin_output_to_stderr():
+        for spec in registry.specs():
+            status = "ok" if args.load else "not loaded"
+            if spec.shadowed_by is not None:
+                status = f"shadowed by {spec.shadowed_by}"
+            elif args.load:
+                try:
+                    registry.get(spec.name)
+                except registry.PluginLoadError as error:
+                    status = f"broken: {type(error.__cause__).__name__}"
+            rows.append((spec.name, spec.value, spec.dist, spec.version, status))
+    _out(_table(rows, ("name", "class", "distribution", "version", "status")))
     return 0
 
 
-def _check(args):
-    from skpapers.testing import check_plugin
+def _describe(exc):
+    try:
+        detail = str(exc)
+    except BaseException:  # a plugin exception whose __str__ fails
+        detail = "<unprintable>"
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+
+
+def _run_check(name, check, estimator, xfails):
+    """Run one check; any exception of the plugin (``SystemExit`` too) is a failure."""
+    from unittest import SkipTest
+
+    from skpapers.testing import _check_name, _row
+
+    check_name = _check_name(check)
+    _, exc = registry._contained(check, estimator)
+    if exc is None:
+        return _row(name, check_name, "passed", "")
+    if isinstance(exc, SkipTest):
+        return _row(name, check_name, "skipped", _describe(exc))
+    if check_name in xfails:
+        return _row(name, check_name, "xfail", xfails[check_name])
+    return _row(name, check_name, "failed", _describe(exc))
+
+
+def _check_entry(spec):
+    """Rows of the plugin contract for one entry; failures stay inside the entry."""
+    from sklearn.utils.estimator_checks import estimator_checks_generator
+
+    from skpapers.exceptions import SensitiveFeaturesWarning
+    from skpapers.testing import PER_ESTIMATOR_XFAIL_CHECKS, _row, _skpapers_checks
+    from skpapers.testing._instance_generator import _param_sets
 
     try:
-        report = check_plugin(args.dist)
+        cls = registry.get(spec.name)
+    except registry.PluginLoadError as error:
+        return [_row(spec.name, "load_plugin", "failed", str(error))]
+    param_sets, exc = registry._contained(_param_sets, spec.name, cls, spec.builtin)
+    if exc is not None:
+        return [_row(spec.name, "get_test_params", "failed", _describe(exc))]
+    xfails = PER_ESTIMATOR_XFAIL_CHECKS.get(spec.name, {}) if spec.builtin else {}
+    rows = []
+    for params in param_sets:
+        estimator, exc = registry._contained(cls, **params)
+        if exc is not None:
+            rows.append(_row(spec.name, "instantiate", "failed", _describe(exc)))
+            continue
+        checks, exc = registry._contained(
+            lambda est: list(
+                estimator_checks_generator(est, expected_failed_checks=xfails, mark=None)
+            ),
+            estimator,
+        )
+        if exc is not None:
+            rows.append(_row(spec.name, "estimator_checks", "failed", _describe(exc)))
+            checks = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SensitiveFeaturesWarning)
+            for est, check in checks:
+                rows.append(_run_check(spec.name, check, est, xfails))
+        for check in _skpapers_checks(spec.name):
+            rows.append(_run_check(spec.name, check, estimator, xfails))
+    return rows
+
+
+def _check(args):
+    from skpapers.exceptions import SkpapersPluginWarning
+    from skpapers.testing import _dist_specs
+
+    try:
+        entries = _dist_specs(args.dist)
     except ValueError as error:
-        print(f"error: {error}", file=sys.stderr)
+        _out(f"error: {error}", file=sys.stderr)
         return 2
+    report = []
+    with _plugin_output_to_stderr(), warnings.catch_warnings():
+        # A load failure becomes a failed row of the report, not a warning too.
+        warnings.simplefilter("ignore", SkpapersPluginWarning)
+        for spec in entries:
+            report.extend(_check_entry(spec))
     if not args.verbose:
         shown = [r for r in report if r["status"] in ("failed", "xfail")]
     else:
         shown = report
     rows = [(r["estimator"], r["check"], r["status"], r["reason"][:100]) for r in shown]
     if rows:
-        print(_table(rows, ("estimator", "check", "status", "reason")))
+        _out(_table(rows, ("estimator", "check", "status", "reason")))
     counts = {}
     for row in report:
         key = (row["estimator"], row["status"])
         counts[key] = counts.get(key, 0) + 1
-    print()
+    _out()
     for name in sorted({row["estimator"] for row in report}):
         summary = ", ".join(
             f"{counts[(name, status)]} {status}"
             for status in ("passed", "failed", "xfail", "skipped")
             if (name, status) in counts
         )
-        print(f"{name}: {summary}")
+        _out(f"{name}: {summary}")
     return 1 if any(row["status"] == "failed" for row in report) else 0
 
 
@@ -97,7 +220,19 @@ def _demo(args):
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    print(f"{category.__name__}: {message}", file=sys.stderr)
+    with contextlib.suppress(OSError):
+        _out(f"{category.__name__}: {message}", file=sys.stderr)
+
+
+def _is_output_error(exc):
+    return isinstance(exc, BrokenPipeError) or exc.errno in (errno.ENOSPC, errno.EDQUOT)
+
+
+def _write_error(exc):
+    _silence_stdout()
+    with contextlib.suppress(OSError):
+        _out(f"python -m skpapers: write error: {exc.strerror or exc}", file=sys.stderr)
+    return 1
 
 
 def main(argv=None):
@@ -111,7 +246,10 @@ def main(argv=None):
     Returns
     -------
     status : int
-        Process exit status.
+        Process exit status: 0 on success (also when the reader of a pipe
+        stops early, as in ``skpapers list | head -1``), 1 on a failed check
+        or a write error such as a full device, 2 on a usage error, 130 on
+        Ctrl-C.
     """
     parser = argparse.ArgumentParser(prog="python -m skpapers", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -129,10 +267,27 @@ def main(argv=None):
     args = parser.parse_args(argv)
     command = {"list": _list, "check": _check, "demo": _demo}[args.command]
     original, warnings.showwarning = warnings.showwarning, _show_warning
+    status = 0
     try:
-        return command(args)
+        status = command(args)
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except KeyboardInterrupt:
+        with contextlib.suppress(OSError):
+            _out("python -m skpapers: interrupted", file=sys.stderr)
+        return 130
+    except _OutputError as error:
+        return _write_error(error.__cause__)
+    except OSError as exc:
+        if not _is_output_error(exc):
+            raise
+        if isinstance(exc, BrokenPipeError):
+            _silence_stdout()
+            return status
+        return _write_error(exc)
     finally:
         warnings.showwarning = original
+    return status
 
 
 if __name__ == "__main__":

@@ -14,10 +14,29 @@ Rules:
   first in sorted ``(distribution, name)`` order wins; every loser stays
   reachable as ``"distribution:name"`` and one :class:`SkpapersPluginWarning`
   names both sides;
-- a plugin that fails to import, raises at import or is not a
-  :class:`~sklearn.base.BaseEstimator` subclass gives one warning and is
-  skipped by :func:`all_estimators`; :func:`get` on it raises
+- a third-party name containing ``":"`` (such as ``"skpapers:upca"``) or a
+  character that cannot be printed is refused with a warning: ``":"`` is
+  reserved for the qualified ``"distribution:name"`` form;
+- a distribution whose metadata cannot be read (a missing or empty
+  ``METADATA``, a file that is not UTF-8, an ``entry_points.txt`` line in the
+  ``skpapers.estimators`` section without ``=``) gives one warning naming it;
+  its valid lines still count when its name is readable, and every other
+  distribution is read as usual;
+- a plugin that fails to import, raises at import (any exception, including
+  :class:`SystemExit` and a :class:`KeyboardInterrupt` raised by its own code)
+  or is not a :class:`~sklearn.base.BaseEstimator` subclass gives one warning
+  and is skipped by :func:`all_estimators`; :func:`get` on it raises
   :class:`PluginLoadError` naming the distribution and the cause;
+- Ctrl-C stays Ctrl-C: while plugin code runs, the registry watches for the
+  ``SIGINT`` signal (in the main thread, when Python's handler is installed).
+  A :class:`KeyboardInterrupt` is passed on unchanged, and nothing is cached,
+  when a ``SIGINT`` actually arrived during that import; otherwise it was
+  raised by the plugin's own code and the plugin counts as broken;
+- warnings are computed once, outside the cached table, and emitted once.
+  When a warning filter turns them into errors (``python -W error``), the
+  message is written to ``sys.stderr`` instead of raised, so that a broken
+  or clashing plugin never breaks a lookup of another estimator; use
+  ``all_estimators(on_error="raise")`` to fail on a broken plugin;
 - ``SKPAPERS_DISABLE_PLUGINS=1`` hides every entry not declared by skpapers.
 
 Examples
@@ -29,13 +48,19 @@ True
 'UnlabeledPCA'
 """
 
+import contextlib
 import difflib
 import functools
 import importlib.metadata
 import inspect
 import os
+import re
+import signal
+import sys
+import threading
 import warnings
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from sklearn.base import (
     BaseEstimator,
@@ -68,6 +93,7 @@ _TYPE_MIXINS = {
     "transformer": TransformerMixin,
     "cluster": ClusterMixin,
 }
+_VALUE = importlib.metadata.EntryPoint.pattern
 
 
 class PluginLoadError(ImportError):
@@ -104,40 +130,202 @@ class Spec:
         return _normalise(self.dist) == _BUILTIN_DIST
 
 
-def _entry_points(group):
-    """Entry points of ``group`` (a seam the tests replace)."""
-    return importlib.metadata.entry_points(group=group)
+class _Dist(NamedTuple):
+    name: str
+    version: str
+
+
+class _Entry(NamedTuple):
+    """An entry point read by :func:`_entry_points` (same fields as importlib's)."""
+
+    name: str
+    value: str
+    group: str
+    dist: _Dist
+
+
+class _Problem(NamedTuple):
+    """A distribution that could not be read fully; ``message`` becomes a warning."""
+
+    dist: _Dist
+    message: str
 
 
 def _normalise(dist_name):
-    return dist_name.lower().replace("_", "-").replace(".", "-")
+    return re.sub(r"[-_.]+", "-", dist_name).lower()
+
+
+def _where(dist):
+    path = getattr(dist, "_path", None)
+    return str(path) if path is not None else repr(dist)
+
+
+def _distributions():
+    """Yield installed distributions; a failing finder ends the walk with a problem."""
+    found = iter(importlib.metadata.distributions())
+    while True:
+        try:
+            yield next(found)
+        except StopIteration:
+            return
+        except Exception as exc:  # a broken path entry must not break the registry
+            yield _Problem(
+                _Dist("unknown", "unknown"),
+                f"skpapers: stopped reading installed packages: {type(exc).__name__}: {exc}",
+            )
+            return
+
+
+def _parse_section(text, group):
+    """Return ``(pairs, bad_lines)`` of ``group`` in an ``entry_points.txt`` text."""
+    pairs, bad, section = [], [], None
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+            continue
+        if section != group:
+            continue
+        name, sep, value = (part.strip() for part in line.partition("="))
+        if sep and name and _VALUE.match(value):
+            pairs.append((name, value))
+        else:
+            bad.append(f"line {number}: {line!r}")
+    return pairs, bad
+
+
+def _dist_entries(dist, group):
+    """Entries and problems of one distribution, never raising."""
+    where = _where(dist)
+    try:
+        text = dist.read_text("entry_points.txt")
+    except UnicodeDecodeError as exc:
+        if group.encode() not in exc.object:
+            return []  # unreadable, but declares no estimator
+        return [
+            _Problem(
+                _Dist(where, "unknown"),
+                f"skpapers: ignoring the estimators declared at {where!r}: its "
+                f"entry_points.txt is not valid UTF-8 ({exc}); reinstall that package.",
+            )
+        ]
+    except Exception as exc:
+        return [
+            _Problem(
+                _Dist(where, "unknown"),
+                f"skpapers: could not read entry_points.txt at {where!r}: "
+                f"{type(exc).__name__}: {exc}",
+            )
+        ]
+    if not text or f"[{group}]" not in text.replace(" ", ""):
+        return []
+    pairs, bad = _parse_section(text, group)
+    try:
+        metadata = dist.metadata
+        name = metadata.get("Name") if metadata is not None else None
+        version = (metadata.get("Version") if metadata is not None else None) or "unknown"
+        reason = None if name and str(name).strip() else "has no Name field"
+    except Exception as exc:
+        name, version, reason = None, "unknown", f"cannot be read ({type(exc).__name__}: {exc})"
+    if reason is not None:
+        return [
+            _Problem(
+                _Dist(where, "unknown"),
+                f"skpapers: ignoring the estimators declared at {where!r}: its METADATA "
+                f"file is missing, empty or {reason}; reinstall that package.",
+            )
+        ]
+    info = _Dist(str(name).strip(), str(version).strip())
+    found = [_Entry(key, value, group, info) for key, value in pairs]
+    if bad:
+        found.append(
+            _Problem(
+                info,
+                f"skpapers: ignoring {len(bad)} malformed line(s) of the [{group}] section "
+                f"of '{info.name} {info.version}' ({where}): {'; '.join(bad)}; each line "
+                "must read 'name = package.module:Class'.",
+            )
+        )
+    return found
+
+
+def _dedup_key(dist):
+    try:
+        key = dist._normalized_name
+    except Exception:
+        return None
+    return re.sub(r"[-_.]+", "_", key).lower() if isinstance(key, str) and key else None
+
+
+def _entry_points(group):
+    """Entry points of ``group`` and problems met while reading them.
+
+    A seam the tests replace. Each item is an entry point (``name``, ``value``
+    and, when known, ``dist`` with ``name`` and ``version``) or a
+    :class:`_Problem` to report as a warning. Unlike
+    :func:`importlib.metadata.entry_points`, one unreadable distribution does not
+    hide the others; the first of two distributions of the same name on
+    ``sys.path`` wins, as in :mod:`importlib.metadata`.
+    """
+    seen, found = set(), []
+    for dist in _distributions():
+        if isinstance(dist, _Problem):
+            found.append(dist)
+            continue
+        key = _dedup_key(dist)
+        if key is not None:
+            if key in seen:
+                continue
+            seen.add(key)
+        found.extend(_dist_entries(dist, group))
+    return found
 
 
 def _dist_of(entry_point):
     dist = getattr(entry_point, "dist", None)
     if dist is None:
         return "unknown", "unknown"
-    return dist.name, dist.version
+    return dist.name or "unknown", dist.version or "unknown"
+
+
+def _refused(name, dist):
+    if ":" in name:
+        why = "':' is reserved for the qualified 'distribution:name' form"
+    elif not name.isprintable():
+        why = "it holds characters that cannot be printed"
+    else:
+        return None
+    return (
+        f"skpapers: ignoring the estimator name {name!r} declared by {dist!r}: {why}; "
+        "rename the entry point."
+    )
 
 
 @functools.cache
-def _table():
-    """Map every lookup key to its :class:`Spec`; warn once about clashes."""
+def _scan():
+    """Build the lookup tables from metadata; return the warnings to emit, never warn."""
     disabled = os.environ.get(_DISABLE_ENV, "").strip().lower() in {"1", "true", "yes"}
-    raw = {}
+    notes, raw = [], {}
     for ep in _entry_points(GROUP):
         dist, version = _dist_of(ep)
         if disabled and _normalise(dist) != _BUILTIN_DIST:
             continue
+        if isinstance(ep, _Problem):
+            notes.append(ep.message)
+            continue
+        refusal = None if _normalise(dist) == _BUILTIN_DIST else _refused(ep.name, dist)
+        if refusal is not None:
+            notes.append(refusal)
+            continue
         raw[(dist, ep.name, ep.value)] = Spec(ep.name, ep.value, dist, version)
     entries = sorted(raw.values(), key=lambda s: (not s.builtin, _normalise(s.dist), s.name))
     if not any(spec.builtin for spec in entries):
-        warnings.warn(
+        notes.append(
             "skpapers: the package metadata declaring the built-in estimators was not "
             "found; install the package (e.g. `pip install -e .`) rather than importing "
-            "it from a bare source tree.",
-            SkpapersPluginWarning,
-            stacklevel=3,
+            "it from a bare source tree."
         )
     table, qualified = {}, {}
     for spec in entries:
@@ -147,16 +335,43 @@ def _table():
         elif winner.value != spec.value:
             key = f"{spec.dist}:{spec.name}"
             entry = table[key] = Spec(key, spec.value, spec.dist, spec.version, winner.dist)
-            warnings.warn(
+            notes.append(
                 f"skpapers: estimator name {spec.name!r} is declared by {winner.dist!r} "
                 f"({winner.value}) and by {spec.dist!r} ({spec.value}); {winner.dist!r} "
-                f"wins, the other stays reachable as {key!r}.",
-                SkpapersPluginWarning,
-                stacklevel=3,
+                f"wins, the other stays reachable as {key!r}."
             )
         else:
             continue
         qualified[f"{_normalise(spec.dist)}:{spec.name}"] = entry
+    return table, qualified, tuple(dict.fromkeys(notes))
+
+
+_LOCK = threading.RLock()
+_EMITTED = set()
+
+
+def _warn(message, stacklevel):
+    """Emit ``message`` once as a :class:`SkpapersPluginWarning`, never raising it.
+
+    A filter turning it into an error (``-W error``) must not break the caller's
+    lookup, nor leave the message unsaid: it is written to ``sys.stderr``.
+    """
+    with _LOCK:
+        if message in _EMITTED:
+            return
+        _EMITTED.add(message)
+    try:
+        warnings.warn(message, SkpapersPluginWarning, stacklevel=stacklevel + 1)
+    except SkpapersPluginWarning:
+        with contextlib.suppress(Exception):
+            print(f"SkpapersPluginWarning: {message}", file=sys.stderr)
+
+
+def _table():
+    """Return the cached ``(table, qualified)`` lookups; warn once about problems."""
+    table, qualified, notes = _scan()
+    for message in notes:
+        _warn(message, stacklevel=3)
     return table, qualified
 
 
@@ -195,33 +410,94 @@ def _spec(name):
     )
 
 
+@contextlib.contextmanager
+def _watch_sigint():
+    """Record whether a real ``SIGINT`` arrives while the block runs.
+
+    Yields a dict whose ``"received"`` item turns True when the signal arrives.
+    The handler in place is wrapped, not replaced, so Ctrl-C still raises
+    :class:`KeyboardInterrupt` where it did. Outside the main thread, or when
+    the handler is not a Python callable, a ``SIGINT`` cannot raise
+    :class:`KeyboardInterrupt` there, so there is nothing to watch.
+    """
+    state = {"received": False}
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        with contextlib.suppress(Exception):
+            current = signal.getsignal(signal.SIGINT)
+            if callable(current):
+
+                def handler(signum, frame):
+                    state["received"] = True
+                    return current(signum, frame)
+
+                signal.signal(signal.SIGINT, handler)
+                previous = current
+    try:
+        yield state
+    finally:
+        if previous is not None:
+            with contextlib.suppress(Exception):
+                signal.signal(signal.SIGINT, previous)
+
+
+def _contained(func, *args, **kwargs):
+    """Call plugin code; return ``(result, None)`` or ``(None, exception)``.
+
+    Every exception is caught, :class:`BaseException` included, except a real
+    user interrupt: when a ``SIGINT`` arrived during the call,
+    :class:`KeyboardInterrupt` is raised (even if the plugin swallowed it).
+    """
+    with _watch_sigint() as state:
+        try:
+            result = func(*args, **kwargs)
+        except BaseException as exc:  # a plugin may raise SystemExit or the like
+            if state["received"]:
+                if isinstance(exc, KeyboardInterrupt):
+                    raise
+                raise KeyboardInterrupt from exc
+            return None, exc
+    if state["received"]:
+        raise KeyboardInterrupt
+    return result, None
+
+
 _LOADED = {}
+
+
+def _import_class(spec):
+    obj = importlib.metadata.EntryPoint(spec.name, spec.value, GROUP).load()
+    if not (
+        isinstance(obj, type) and issubclass(obj, BaseEstimator) and not inspect.isabstract(obj)
+    ):
+        raise TypeError(
+            f"{spec.value} is {obj!r}, not a concrete scikit-learn estimator class "
+            "(a subclass of sklearn.base.BaseEstimator)"
+        )
+    return obj
 
 
 def _load(spec):
     """Import the class of ``spec`` once; cache the class or the failure."""
-    if spec.name not in _LOADED:
-        try:
-            obj = importlib.metadata.EntryPoint(spec.name, spec.value, GROUP).load()
-            if not (
-                isinstance(obj, type)
-                and issubclass(obj, BaseEstimator)
-                and not inspect.isabstract(obj)
-            ):
-                raise TypeError(
-                    f"{spec.value} is {obj!r}, not a concrete scikit-learn estimator class "
-                    "(a subclass of sklearn.base.BaseEstimator)"
-                )
+    with _LOCK:
+        if spec.name in _LOADED:
+            return _LOADED[spec.name]
+        obj, exc = _contained(_import_class, spec)
+        if exc is None:
             _LOADED[spec.name] = obj
-        except Exception as exc:  # a broken plugin must never break discovery
-            error = PluginLoadError(
-                f"skpapers: could not load plugin {spec.name!r} ({spec.value}) from "
-                f"'{spec.dist} {spec.version}': {type(exc).__name__}: {exc}"
-            )
-            error.__cause__ = exc
-            _LOADED[spec.name] = error
-            warnings.warn(str(error), SkpapersPluginWarning, stacklevel=3)
-    return _LOADED[spec.name]
+            return obj
+        try:
+            detail = str(exc)
+        except BaseException:  # a plugin exception whose __str__ fails
+            detail = "<unprintable>"
+        error = PluginLoadError(
+            f"skpapers: could not load plugin {spec.name!r} ({spec.value}) from "
+            f"'{spec.dist} {spec.version}': {type(exc).__name__}: {detail}"
+        )
+        error.__cause__ = exc
+        _LOADED[spec.name] = error
+    _warn(str(error), stacklevel=3)
+    return error
 
 
 def get(name):
@@ -246,7 +522,7 @@ def get(name):
         message names the distribution and the cause.
     """
     loaded = _load(_spec(name))
-    if isinstance(loaded, Exception):
+    if isinstance(loaded, BaseException):
         raise loaded
     return loaded
 
@@ -311,21 +587,23 @@ def all_estimators(type_filter=None, *, include_plugins=True, on_error="warn"):
         if not (include_plugins or spec.builtin):
             continue
         loaded = _load(spec)
-        if isinstance(loaded, Exception):
+        if isinstance(loaded, BaseException):
             if on_error == "raise":
                 raise loaded
             continue
-        if mixins and not issubclass(loaded, mixins):
+        if mixins and not _contained(issubclass, loaded, mixins)[0]:
             continue
         result.append((spec.name, loaded))
     return result
 
 
 def refresh():
-    """Forget the cached metadata scan and loaded classes.
+    """Forget the cached metadata scan, loaded classes and emitted warnings.
 
     Call it after installing or removing a plugin in a running interpreter,
     or after changing ``SKPAPERS_DISABLE_PLUGINS``.
     """
-    _table.cache_clear()
-    _LOADED.clear()
+    with _LOCK:
+        _scan.cache_clear()
+        _LOADED.clear()
+        _EMITTED.clear()
