@@ -92,7 +92,8 @@ def _container(X, container):
     if container == "frame":
         return pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
     if container == "frame_nullable" and X.dtype.kind == "f":
-        frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+        moderate = np.clip(np.nan_to_num(X), -1e6, 1e6)
+        frame = pd.DataFrame(moderate, columns=[f"f{j}" for j in range(X.shape[1])])
         frame = frame.round().astype("Int64")
         if frame.size:
             frame.iat[0, 0] = pd.NA
