@@ -92,86 +92,15 @@ def _list(args):
     return 0
 
 
-def _describe(exc):
-    try:
-        detail = str(exc)
-    except BaseException:  # a plugin exception whose __str__ fails
-        detail = "<unprintable>"
-    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-
-
-def _run_check(name, check, estimator, xfails):
-    """Run one check; any exception of the plugin (``SystemExit`` too) is a failure."""
-    from unittest import SkipTest
-
-    from skpapers.testing import _check_name, _row
-
-    check_name = _check_name(check)
-    _, exc = registry._contained(check, estimator)
-    if exc is None:
-        return _row(name, check_name, "passed", "")
-    if isinstance(exc, SkipTest):
-        return _row(name, check_name, "skipped", _describe(exc))
-    if check_name in xfails:
-        return _row(name, check_name, "xfail", xfails[check_name])
-    return _row(name, check_name, "failed", _describe(exc))
-
-
-def _check_entry(spec):
-    """Rows of the plugin contract for one entry; failures stay inside the entry."""
-    from sklearn.utils.estimator_checks import estimator_checks_generator
-
-    from skpapers.exceptions import SensitiveFeaturesWarning
-    from skpapers.testing import PER_ESTIMATOR_XFAIL_CHECKS, _row, _skpapers_checks
-    from skpapers.testing._instance_generator import _param_sets
-
-    try:
-        cls = registry.get(spec.name)
-    except registry.PluginLoadError as error:
-        return [_row(spec.name, "load_plugin", "failed", str(error))]
-    param_sets, exc = registry._contained(_param_sets, spec.name, cls, spec.builtin)
-    if exc is not None:
-        return [_row(spec.name, "get_test_params", "failed", _describe(exc))]
-    xfails = PER_ESTIMATOR_XFAIL_CHECKS.get(spec.name, {}) if spec.builtin else {}
-    rows = []
-    for params in param_sets:
-        estimator, exc = registry._contained(cls, **params)
-        if exc is not None:
-            rows.append(_row(spec.name, "instantiate", "failed", _describe(exc)))
-            continue
-        checks, exc = registry._contained(
-            lambda est: list(
-                estimator_checks_generator(est, expected_failed_checks=xfails, mark=None)
-            ),
-            estimator,
-        )
-        if exc is not None:
-            rows.append(_row(spec.name, "estimator_checks", "failed", _describe(exc)))
-            checks = []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SensitiveFeaturesWarning)
-            for est, check in checks:
-                rows.append(_run_check(spec.name, check, est, xfails))
-        for check in _skpapers_checks(spec.name):
-            rows.append(_run_check(spec.name, check, estimator, xfails))
-    return rows
-
-
 def _check(args):
-    from skpapers.exceptions import SkpapersPluginWarning
-    from skpapers.testing import _dist_specs
+    from skpapers.testing import check_plugin
 
     try:
-        entries = _dist_specs(args.dist)
+        with _plugin_output_to_stderr():
+            report = check_plugin(args.dist)
     except ValueError as error:
         _out(f"error: {error}", file=sys.stderr)
         return 2
-    report = []
-    with _plugin_output_to_stderr(), warnings.catch_warnings():
-        # A load failure becomes a failed row of the report, not a warning too.
-        warnings.simplefilter("ignore", SkpapersPluginWarning)
-        for spec in entries:
-            report.extend(_check_entry(spec))
     if not args.verbose:
         shown = [r for r in report if r["status"] in ("failed", "xfail")]
     else:

@@ -24,7 +24,6 @@ import warnings
 
 from sklearn.utils.estimator_checks import (
     _get_check_estimator_ids,
-    check_estimator,
     estimator_checks_generator,
 )
 
@@ -157,6 +156,11 @@ def parametrize_with_plugin_checks(dist, *, expected_failed_checks=None, sklearn
 def check_plugin(dist, *, expected_failed_checks=None):
     """Run the plugin contract on every estimator of ``dist`` and report.
 
+    Every entry and every check runs contained: an entry that cannot be
+    imported or instantiated, or a check that raises anything (``SystemExit``
+    from a ``fit`` that calls ``sys.exit`` included), becomes a failed row and
+    the run carries on. A real Ctrl-C still interrupts it.
+
     Parameters
     ----------
     dist : str
@@ -171,32 +175,73 @@ def check_plugin(dist, *, expected_failed_checks=None):
         (``"passed"``, ``"failed"``, ``"xfail"`` or ``"skipped"``) and ``reason``.
     """
     rows = []
-    for name, estimator, xfails in _cases(dist, expected_failed_checks):
-        if isinstance(estimator, Exception):
-            reason = xfails.get("load_plugin")
-            status = "xfail" if reason else "failed"
-            rows.append(_row(name, "load_plugin", status, reason or str(estimator)))
+    with warnings.catch_warnings():
+        # a load failure becomes a failed row of the report, not a warning too
+        warnings.simplefilter("ignore", SkpapersPluginWarning)
+        for spec in _dist_specs(dist):
+            rows.extend(_check_entry(spec, expected_failed_checks))
+    return rows
+
+
+def _describe(exc):
+    try:
+        detail = str(exc)
+    except BaseException:  # a plugin exception whose __str__ fails
+        detail = "<unprintable>"
+    return f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
+
+
+def _run_check(name, check, estimator, xfails):
+    """Run one check; any exception of the plugin (``SystemExit`` too) is a failure."""
+    from unittest import SkipTest
+
+    check_name = _check_name(check)
+    _, exc = registry._contained(check, estimator)
+    if exc is None:
+        return _row(name, check_name, "passed", "")
+    if isinstance(exc, SkipTest):
+        return _row(name, check_name, "skipped", _describe(exc))
+    if check_name in xfails:
+        return _row(name, check_name, "xfail", xfails[check_name])
+    return _row(name, check_name, "failed", _describe(exc))
+
+
+def _check_entry(spec, expected_failed_checks):
+    """Rows of the plugin contract for one entry; failures stay inside the entry."""
+    try:
+        cls = registry.get(spec.name)
+    except registry.PluginLoadError as error:
+        return [_row(spec.name, "load_plugin", "failed", str(error))]
+    param_sets, exc = registry._contained(_param_sets, spec.name, cls, spec.builtin)
+    if exc is not None:
+        return [_row(spec.name, "get_test_params", "failed", _describe(exc))]
+    builtin = PER_ESTIMATOR_XFAIL_CHECKS.get(spec.name, {}) if spec.builtin else {}
+    rows = []
+    for params in param_sets:
+        estimator, exc = registry._contained(cls, **params)
+        if exc is not None:
+            rows.append(_row(spec.name, "instantiate", "failed", _describe(exc)))
             continue
+        if callable(expected_failed_checks):
+            user = expected_failed_checks(estimator)
+        else:
+            user = (expected_failed_checks or {}).get(cls.__name__, {})
+        xfails = {**builtin, **(user or {})}
+        checks, exc = registry._contained(
+            lambda est, xf=xfails: list(
+                estimator_checks_generator(est, expected_failed_checks=xf, mark=None)
+            ),
+            estimator,
+        )
+        if exc is not None:
+            rows.append(_row(spec.name, "estimator_checks", "failed", _describe(exc)))
+            checks = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SensitiveFeaturesWarning)
-            results = check_estimator(
-                estimator, expected_failed_checks=xfails, on_skip=None, on_fail=None
-            )
-        for result in results:
-            exception = result["exception"]
-            reason = result["expected_to_fail_reason"] if result["status"] == "xfail" else ""
-            if not reason and exception is not None:
-                reason = f"{type(exception).__name__}: {exception}"
-            rows.append(_row(name, result["check_name"], result["status"], reason))
-        for check in _skpapers_checks(name):
-            check_name = _check_name(check)
-            try:
-                check(estimator)
-                status, reason = "passed", ""
-            except Exception as exc:
-                status = "xfail" if check_name in xfails else "failed"
-                reason = xfails.get(check_name) or f"{type(exc).__name__}: {exc}"
-            rows.append(_row(name, check_name, status, reason))
+            for est, check in checks:
+                rows.append(_run_check(spec.name, check, est, xfails))
+        for check in _skpapers_checks(spec.name):
+            rows.append(_run_check(spec.name, check, estimator, xfails))
     return rows
 
 
