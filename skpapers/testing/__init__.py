@@ -22,10 +22,7 @@ An entry that fails to load becomes one failing test naming the cause.
 import functools
 import warnings
 
-from sklearn.utils.estimator_checks import (
-    _get_check_estimator_ids,
-    estimator_checks_generator,
-)
+from sklearn.utils.estimator_checks import estimator_checks_generator
 
 from skpapers import registry
 from skpapers.exceptions import SensitiveFeaturesWarning, SkpapersPluginWarning
@@ -39,6 +36,7 @@ from skpapers.testing._checks import (
     process_id_scorer,
 )
 from skpapers.testing._instance_generator import PER_ESTIMATOR_XFAIL_CHECKS, _param_sets
+from skpapers.utils._sklearn import _get_check_estimator_ids
 
 __all__ = [
     "check_clone_pickle_roundtrip",
