@@ -34,7 +34,15 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
     "header_links_before_dropdown": 8,
-    "secondary_sidebar_items": ["page-toc"],
+    # Gallery pages: code needs the width more than an on-page table of contents.
+    "secondary_sidebar_items": {
+        "*": ["page-toc"],
+        "user_guide/*": ["page-toc"],
+        "benchmarks/*": ["page-toc"],
+        "generated/*": ["page-toc"],
+        "auto_examples/*": [],
+        "auto_examples/*/*": [],
+    },
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
