@@ -16,17 +16,46 @@ extensions = [
     "sphinx.ext.autosummary",
     "sphinx.ext.intersphinx",
     "sphinx.ext.mathjax",
+    # MathJax shipped with this docs dependency and copied into _static: the
+    # pages render math without any network access (no CDN).
+    "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
 ]
+mathjax_path = "mathjax/tex-chtml.js"
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "**/sg_execution_times.rst", "extension_templates"]
+
 html_theme = "pydata_sphinx_theme"
 html_title = f"skpapers {version}"
+html_static_path = ["_static"]
+html_css_files = ["skpapers.css"]
+html_theme_options = {
+    "navigation_with_keys": False,
+    "show_toc_level": 2,
+    "header_links_before_dropdown": 8,
+    # Gallery pages: code needs the width more than an on-page table of contents.
+    "secondary_sidebar_items": {
+        "*": ["page-toc"],
+        "user_guide/*": ["page-toc"],
+        "benchmarks/*": ["page-toc"],
+        "generated/*": ["page-toc"],
+        "auto_examples/*": [],
+        "auto_examples/*/*": [],
+    },
+    "footer_start": ["copyright"],
+    "footer_end": ["sphinx-version"],
+}
+html_sidebars = {"index": [], "install": [], "changes": []}
+
+# API pages: one page per public object, all methods with their parameters
+# (templates in _templates/autosummary), an "Examples using" mini-gallery.
 autosummary_generate = True
 autodoc_default_options = {"inherited-members": False}
+autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
 
 OFFLINE = os.environ.get("SKPAPERS_DOCS_OFFLINE") == "1"
 intersphinx_mapping = (
@@ -55,3 +84,20 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "show_memory": False,
 }
+
+
+def _escape_sklearn_stars(app, what, name, obj, options, lines):
+    """Escape ``*args``/``**kwargs`` in re-exported scikit-learn docstrings.
+
+    :mod:`skpapers.utils` re-exports scikit-learn's validation helpers; their
+    docstrings write ``*args`` as plain text, which reStructuredText reads as
+    the start of an emphasis.
+    """
+    if not getattr(obj, "__module__", "").startswith("sklearn."):
+        return
+    for i, line in enumerate(lines):
+        lines[i] = line.replace(" **kwargs", r" \*\*kwargs").replace(" *args", r" \*args")
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _escape_sklearn_stars)

@@ -14,6 +14,7 @@ the same code runs on a remote cluster given its scheduler address.
 import os
 
 import joblib
+import matplotlib.pyplot as plt
 import numpy as np
 from distributed import Client, LocalCluster
 from sklearn.model_selection import GridSearchCV
@@ -27,14 +28,15 @@ X, X_true, components, permuted = make_permuted_subspace(
 )
 
 # %%
-# Each fit records the id of the process it ran in through a second scorer.
+# Each fit also records, through a second scorer, the id of the process it ran in.
+param_grid = {"n_components": [1, 2, 3, 4, 5]}
 with (
     LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
     Client(cluster) as client,
 ):
     search = GridSearchCV(
         UnlabeledPCA(n_components=3),
-        {"n_components": [2, 3, 4]},
+        param_grid,
         scoring={"score": None, "pid": process_id_scorer},
         refit="score",
         cv=3,
@@ -42,10 +44,25 @@ with (
     )
     with joblib.parallel_config(backend="dask"):
         search.fit(X)
-    workers = set(client.run(os.getpid).values())
+    workers = sorted(set(client.run(os.getpid).values()))
 
-fit_pids = {int(search.cv_results_[f"split{k}_test_pid"][i]) for k in range(3) for i in range(3)}
+# %%
+# The score picks the true dimension (3); every fit ran in one of the two workers,
+# none in this process.
+results = search.cv_results_
+pids = np.array([[results[f"split{k}_test_pid"][i] for k in range(3)]
+                 for i in range(len(param_grid["n_components"]))]).astype(int)
 print("best:", search.best_params_)
-print("fits ran in worker processes:", fit_pids <= workers, "; main process:", os.getpid())
-print("mean permutation-invariant score per n_components:",
-      np.round(search.cv_results_["mean_test_score"], 4))
+print("fits per worker:", [int((pids == pid).sum()) for pid in workers],
+      "; fits in this process:", int((pids == os.getpid()).sum()))
+
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
+ax.errorbar(param_grid["n_components"], results["mean_test_score"],
+            yerr=results["std_test_score"], marker="o", capsize=3)
+ax.axvline(search.best_params_["n_components"], color="tab:red", linestyle="--",
+           label="best n_components")
+ax.set_xlabel("n_components")
+ax.set_ylabel("mean cross-validated score")
+ax.set_title("Grid search of UnlabeledPCA on a 2-worker Dask cluster")
+ax.legend()
+plt.show()

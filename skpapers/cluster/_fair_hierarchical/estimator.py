@@ -12,12 +12,13 @@ from skpapers.cluster._fair_hierarchical.solver import (
     PARAMETER_CONSTRAINTS,
     fair_hierarchical_tree,
 )
+from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import Interval, _fit_context
 
 __all__ = ["FairHierarchicalClustering"]
 
 
-class FairHierarchicalClustering(ClusterMixin, BaseEstimator):
+class FairHierarchicalClustering(DocLinkMixin, ClusterMixin, BaseEstimator):
     """Fair hierarchical clustering with low Dasgupta cost.
 
     Builds a vanilla hierarchy (average linkage on a similarity), then makes it

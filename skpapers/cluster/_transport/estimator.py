@@ -25,6 +25,7 @@ from skpapers.cluster._transport.solver import (
     normalised_weights,
     transport_clustering,
 )
+from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import _fit_context
 
 __all__ = ["TransportClustering"]
@@ -33,7 +34,7 @@ _PLAN_WARN_ENTRIES = 100_000_000
 
 
 class TransportClustering(
-    ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
+    DocLinkMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
 ):
     """Low-rank optimal transport by transport clustering (registration + GKMS).
 

@@ -17,12 +17,13 @@ from skpapers.decomposition._unlabeled_pca.solver import (
     restored,
     unlabeled_pca,
 )
+from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import _fit_context
 
 __all__ = ["UnlabeledPCA"]
 
 
-class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class UnlabeledPCA(DocLinkMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Unlabeled PCA: a subspace from samples whose entries may be permuted.
 
     Each sample ``x_j`` (a row of ``X``) is a noisy copy of a point of an unknown

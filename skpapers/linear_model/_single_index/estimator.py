@@ -11,12 +11,13 @@ from skpapers.linear_model._single_index.solver import (
     PARAMETER_CONSTRAINTS,
     robust_single_index,
 )
+from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import _fit_context
 
 __all__ = ["RobustSingleIndexRegressor"]
 
 
-class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
+class RobustSingleIndexRegressor(DocLinkMixin, RegressorMixin, BaseEstimator):
     """Robust single-index model regression with a known link.
 
     Fits ``y = f(<coef, x> + intercept) + noise`` when a fraction ``contamination``
