@@ -18,8 +18,8 @@ from sklearn.utils.validation import check_random_state
 from skpapers.decomposition._unlabeled_pca.subspace import (
     _coherence_pursuit,
     _dpcp,
+    _flag_threshold,
     _least_squares,
-    _weighted_median,
 )
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     _hard_em,
@@ -293,9 +293,8 @@ def unlabeled_pca(
 
     C = _least_squares(U, Y, M)
     d = distances(Y, M, C, U)
-    p_weights = p if stage1 == "dpcp" else 0.5
-    scale = _weighted_median(d, np.maximum(d, 1e-9) ** (p_weights - 2.0))
-    threshold = float(outlier_threshold * max(scale, 1e-12))
+    m_obs = float(np.mean(M.sum(axis=1))) if M is not None else float(n_features)
+    threshold = _flag_threshold(d, r, m_obs, outlier_threshold)
     flagged = d > threshold
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(

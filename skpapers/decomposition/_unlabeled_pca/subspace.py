@@ -127,3 +127,39 @@ def _weighted_median(values, weights):
     order = np.argsort(values, kind="stable")
     cum = np.cumsum(weights[order])
     return values[order][np.searchsorted(cum, 0.5 * cum[-1])]
+
+
+def _flag_threshold(d, r, m, k):
+    """Return a flagging threshold on the distances ``d`` that cannot collapse.
+
+    1. The ``r`` smallest distances are left out (when ``2 r + 1`` samples or
+       more remain): an l_p fit with ``p < 1`` passes through up to ``r`` samples
+       exactly, and their distance (~1e-9) says nothing about the noise; with them
+       the scale collapsed and every clean sample was flagged. Distances are
+       floored at 1e-12.
+    2. Location ``s`` and spread ``t`` of the clean samples in log space: the
+       median and 1.4826 x the median absolute deviation of ``log d`` weighted by
+       ``1 / d`` (the DPCP-IRLS weights with ``p = 1``), dominated by the samples
+       near the subspace even when most samples are permuted.
+    3. ``log threshold = log s + max(log k, k t)``: ``k`` times the scale, or ``k``
+       robust standard deviations above it in log space when the distances of the
+       clean samples spread over decades (data only approximately low rank).
+    4. Cap: a sample as far from the subspace as a random direction of ``R^m``
+       (``d**2 ~ Beta((m - r) / 2, r / 2)``, 3 standard deviations below its mean)
+       is always flagged, unless the typical clean sample ``s`` is that far.
+    """
+    d_f = np.sort(np.maximum(d, 1e-12))
+    if d_f.size >= 3 * r + 1:
+        d_f = d_f[r:]
+    log_d = np.log(d_f)
+    w = 1.0 / d_f
+    loc = _weighted_median(log_d, w)
+    spread = 1.4826 * _weighted_median(np.abs(log_d - loc), w)
+    threshold = float(np.exp(loc + max(np.log(k), k * spread)))
+    a, b = (m - r) / 2.0, r / 2.0
+    mean = a / (a + b)
+    sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
+    cap = float(np.sqrt(max(mean - 3.0 * sd, 0.0)))
+    if np.exp(loc) < cap:
+        threshold = min(threshold, cap)
+    return threshold

@@ -1,0 +1,99 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Speed of UnlabeledPCA against scikit-learn's PCA, and of LSRF as m grows.
+
+* S1: n_samples in {1e3, 1e4, 1e5}, n_features = 50, r = 5, 90% of the samples
+  with 10% of their entries shuffled, noise 0.01: seconds of ``PCA`` fit +
+  ``inverse_transform(transform)``, of ``UnlabeledPCA`` fit and restore, and
+  their ratio, all in one process on the same data; relative error of both.
+* S2: Stage II (``stage2="lsrf"``, every sample restored, the true subspace)
+  for 16 samples as n_features grows to the faces' 32256 (r = 4, 40% of the
+  entries shuffled): the textbook LSRF (a fresh least-squares fit per deleted
+  entry, written here), a loop restoring one sample at a time, and one call on
+  all 16; seconds for the 16 samples, extrapolated linearly when fewer were timed.
+
+Run: ``python benchmarks/upca_speed.py [--quick] [--only S1,S2]``.
+"""
+
+import numpy as np
+from _harness import Report, parser, summarise, timed
+from sklearn.decomposition import PCA
+from upca_common import lsrf_textbook, with_components
+
+from skpapers.datasets import make_permuted_subspace
+from skpapers.decomposition import UnlabeledPCA
+from skpapers.metrics import relative_restoration_error
+
+
+def table_s1(seeds, quick):
+    rows = []
+    r = 5
+    for n in (1000, 10000) if quick else (1000, 10000, 100000):
+        for seed in seeds:
+            X, X_true, _, _ = make_permuted_subspace(n, 50, r, shuffled_ratio=0.1,
+                                                     random_state=seed)  # fmt: skip
+            pca = PCA(r)
+            X_pca, sec_pca = timed(lambda pca=pca, X=X: pca.inverse_transform(pca.fit_transform(X)))
+            est = UnlabeledPCA(r)
+            _, sec_fit = timed(est.fit, X)
+            X_hat, sec_restore = timed(est.restore, X)
+            total = sec_fit + sec_restore
+            rows.append(
+                {"n_samples": n, "PCA fit+inverse s": sec_pca, "UPCA fit s": sec_fit,
+                 "UPCA restore s": sec_restore, "UPCA total s": total,
+                 "UPCA / PCA": total / sec_pca, "flagged": int(est.permuted_mask_.sum()),
+                 "PCA error": relative_restoration_error(X_true, X_pca),
+                 "UPCA error": relative_restoration_error(X_true, X_hat)}
+            )  # fmt: skip
+    return rows
+
+
+def _one_by_one(est, X):
+    return np.concatenate([est.restore(x[None]) for x in X])
+
+
+def table_s2(quick):
+    rows = []
+    k = 16
+    for m in (50, 500, 5000) if quick else (50, 500, 5000, 32256):
+        X, _, comp, _ = make_permuted_subspace(
+            64, m, 4, outlier_ratio=0.25, shuffled_ratio=0.4, random_state=0
+        )
+        est = with_components(comp, X, restore_samples="all")
+        n_slow = 16 if m <= 500 else (2 if m <= 5000 else 1)
+        variants = (
+            ("textbook loop",
+             lambda Y, A=comp.T: np.array([lsrf_textbook(A, y) for y in Y]), n_slow),
+            ("one sample per call",
+             lambda Y, est=est: _one_by_one(est, Y), n_slow if m > 5000 else k),
+            ("one call", est.restore, k),
+        )
+        for variant, fn, kk in variants:
+            if variant == "textbook loop" and m > 5000 and quick:
+                continue
+            _, sec = timed(fn, X[:kk])
+            rows.append({"n_features": m, "variant": variant, "seconds (16 samples)": sec * k / kk,
+                         "timed samples": kk})  # fmt: skip
+    return rows
+
+
+def main(argv=None):
+    args = parser(__doc__.splitlines()[0], ("S1", "S2")).parse_args(argv)
+    only = set(args.only.split(","))
+    seeds = list(range(1 if args.quick else args.seeds))
+    report = Report("upca_speed", "Unlabeled PCA: speed", out=args.out)
+    if "S1" in only:
+        rows = table_s1(seeds, args.quick)
+        report.section("S1", "UnlabeledPCA against PCA (n_features=50, r=5)",
+                       summarise(rows, ["n_samples"],
+                                 [c for c in rows[0] if c != "n_samples"]), raw=rows)  # fmt: skip
+    if "S2" in only:
+        rows = table_s2(args.quick)
+        report.section("S2", "LSRF seconds as n_features grows (16 samples, r=4)",
+                       summarise(rows, ["n_features", "variant"],
+                                 ["seconds (16 samples)", "timed samples"]), raw=rows)  # fmt: skip
+    print(report.write())
+
+
+if __name__ == "__main__":
+    main()
