@@ -61,7 +61,7 @@ def _split(frame, features, sensitive, as_frame):
     return X.to_numpy(dtype=np.float64), sensitive.to_numpy(dtype=object)
 
 
-def load_adult(path=None, *, sensitive="sex", as_frame=False):
+def load_adult(path=None, *, sensitive="sex", as_frame=False, all_groups=False):
     """Load UCI Adult ("Census") with a protected attribute, as in the fair HC papers.
 
     Rows containing ``?`` are dropped (30,162 remain). The features are the six
@@ -78,6 +78,11 @@ def load_adult(path=None, *, sensitive="sex", as_frame=False):
         (``"non-white"``/``"white"``).
     as_frame : bool, default=False
         Return a pandas DataFrame and Series instead of numpy arrays.
+    all_groups : bool, default=False
+        Keep every category of the attribute instead of the two groups above:
+        for race the five categories of the file (``"white"``, ``"black"``,
+        ``"asian-pac-islander"``, ``"amer-indian-eskimo"``, ``"other"``). Sex
+        has two categories either way.
 
     Returns
     -------
@@ -101,14 +106,14 @@ def load_adult(path=None, *, sensitive="sex", as_frame=False):
         skipinitialspace=True,
         na_values="?",
     ).dropna()
-    if sensitive == "sex":
-        labels = frame["sex"].str.lower()
+    if sensitive == "sex" or all_groups:
+        labels = frame[sensitive].str.lower()
     else:
         labels = frame["race"].where(frame["race"] == "White", "non-white").str.lower()
     return _split(frame, _ADULT_FEATURES, labels.rename(sensitive), as_frame)
 
 
-def load_bank(path=None, *, sensitive="marital", as_frame=False):
+def load_bank(path=None, *, sensitive="marital", as_frame=False, all_groups=False):
     """Load UCI Bank Marketing (the 4,521-row subset) with a protected attribute.
 
     The features are the seven numeric columns, unscaled: age, balance, day,
@@ -119,11 +124,15 @@ def load_bank(path=None, *, sensitive="marital", as_frame=False):
     path : str or path-like, default=None
         The file ``bank.csv`` or the data directory holding ``bank/bank.csv``.
         ``None`` reads ``$SKPAPERS_DATA``, then ``../shared/data`` beside the project.
-    sensitive : {"marital", "age"}, default="marital"
-        Protected attribute: marital status (``"married"``/``"not married"``) or
-        age (``"<40"``/``">=40"``).
+    sensitive : {"marital", "age", "education"}, default="marital"
+        Protected attribute: marital status (``"married"``/``"not married"``),
+        age (``"<40"``/``">=40"``) or education (four categories:
+        ``"primary"``, ``"secondary"``, ``"tertiary"``, ``"unknown"``).
     as_frame : bool, default=False
         Return a pandas DataFrame and Series instead of numpy arrays.
+    all_groups : bool, default=False
+        For marital status, keep the three categories of the file
+        (``"married"``, ``"single"``, ``"divorced"``) instead of two groups.
 
     Returns
     -------
@@ -137,10 +146,14 @@ def load_bank(path=None, *, sensitive="marital", as_frame=False):
     FileNotFoundError
         If the file cannot be found.
     """
-    if sensitive not in ("marital", "age"):
-        raise ValueError(f"sensitive must be 'marital' or 'age', got {sensitive!r}.")
+    if sensitive not in ("marital", "age", "education"):
+        raise ValueError(
+            f"sensitive must be 'marital', 'age' or 'education', got {sensitive!r}."
+        )
     frame = pd.read_csv(_data_file(path, "bank/bank.csv"), sep=";")
-    if sensitive == "marital":
+    if sensitive == "education" or (sensitive == "marital" and all_groups):
+        labels = frame[sensitive].astype(str)
+    elif sensitive == "marital":
         labels = frame["marital"].where(frame["marital"] == "married", "not married")
     else:
         labels = pd.Series(np.where(frame["age"] < 40, "<40", ">=40"), index=frame.index)

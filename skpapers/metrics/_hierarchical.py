@@ -21,17 +21,32 @@ def _check_similarity(S):
         S = sparse.csr_array(S)
         if S.ndim != 2 or S.shape[0] != S.shape[1]:
             raise ValueError(f"S must be a square similarity matrix, got shape {S.shape}.")
-        if not np.all(np.isfinite(S.data)):
-            raise ValueError("S contains NaN or infinity.")
+        _check_values(S.data)
         return S
     S = np.asarray(S)
     if S.ndim != 2 or S.shape[0] != S.shape[1]:
         raise ValueError(f"S must be a square similarity matrix, got shape {S.shape}.")
-    if not np.issubdtype(S.dtype, np.number):
-        raise TypeError(f"S must be numeric, got dtype {S.dtype}.")
-    if not np.all(np.isfinite(S)):
-        raise ValueError("S contains NaN or infinity.")
+    _check_values(S)
     return S
+
+
+def _check_values(values):
+    if np.issubdtype(values.dtype, np.complexfloating):
+        raise TypeError(
+            "S must hold real similarities; got a complex array. Pass its real "
+            "part or its modulus explicitly."
+        )
+    if not (np.issubdtype(values.dtype, np.number) or values.dtype == np.bool_):
+        raise TypeError(f"S must be numeric, got dtype {values.dtype}.")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("S contains NaN or infinity.")
+    if np.any(values < 0):
+        count = int(np.count_nonzero(values < 0))
+        raise ValueError(
+            f"S must be a non-negative similarity; it has {count} negative "
+            f"entries (smallest {values.min():.4g}). Shift or clip it, or convert "
+            "a distance to a similarity first."
+        )
 
 
 def dasgupta_cost(S, tree):
@@ -44,8 +59,10 @@ def dasgupta_cost(S, tree):
     Parameters
     ----------
     S : {array-like, sparse matrix} of shape (n_samples, n_samples)
-        Symmetric non-negative similarity; the diagonal is ignored (a
-        non-symmetric matrix counts as ``(S + S.T) / 2``).
+        Non-negative similarity; the diagonal is ignored and a
+        non-symmetric matrix counts as ``(S + S.T) / 2`` (each unordered pair
+        is weighted by the mean of its two entries). Negative or complex
+        entries raise an error.
     tree : HierarchyTree, ndarray of shape (n_samples - 1, 4) or (n_samples - 1, 2)
         The fitted ``tree_`` of
         :class:`~skpapers.cluster.FairHierarchicalClustering`, a scipy linkage
@@ -65,8 +82,8 @@ def dasgupta_cost(S, tree):
     Runs in O(n^2) time with O(n) extra memory plus one dense block of rows:
     leaves are put in depth-first order, where every cluster is a contiguous
     range, and the pair weight inside each cluster is read from 2-D prefix sums
-    computed one block of rows at a time. The authors' reference code sums
-    ordered pairs, so its costs are twice these (ratios agree).
+    computed one block of rows at a time. Implementations that sum over
+    ordered pairs report twice these values; cost ratios are unchanged.
 
     References
     ----------

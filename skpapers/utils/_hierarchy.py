@@ -337,16 +337,17 @@ def cost_from_rows(tree, row_block):
     similarity for original sample indices. Leaves are put in depth-first order,
     so each node ``u`` covers a contiguous range [l, r); with P the 2-D prefix sum
     of the zero-diagonal similarity in that order, the weight inside ``u`` is
-    W(u) = (P[r, r] - 2 P[l, r] + P[l, l]) / 2 and
-    cost = sum_u W(u) (|u| - |parent(u)|). P is needed only at 3 points per node;
+    W(u) = (P[r, r] - P[l, r] - P[r, l] + P[l, l]) / 2 (a non-symmetric matrix
+    thus counts as (S + S.T) / 2) and
+    cost = sum_u W(u) (|u| - |parent(u)|). P is needed only at 4 points per node;
     they are read in one sweep over row blocks (memory O(block * n)).
     """
     n = tree.n_leaves
     order = tree.order
     internal = np.flatnonzero(np.diff(tree.children_ptr) > 0)
     lo, hi = tree.left[internal], tree.right[internal]
-    qa = np.concatenate([hi, lo, lo])  # P[a, b] with a <= b
-    qb = np.concatenate([hi, hi, lo])
+    qa = np.concatenate([hi, lo, lo, hi])  # P[row, col] at the four corners
+    qb = np.concatenate([hi, hi, lo, lo])
     vals = np.zeros(qa.shape[0], dtype=np.float64)
     by_row = np.argsort(qa, kind="stable")
     qa_sorted = qa[by_row]
@@ -366,7 +367,7 @@ def cost_from_rows(tree, row_block):
         vals[sel] = cum[qa[sel] - s - 1, qb[sel]]
         running = cum[-1].copy()
     m = internal.shape[0]
-    weight = 0.5 * (vals[:m] - 2.0 * vals[m : 2 * m] + vals[2 * m :])
+    weight = 0.5 * (vals[:m] - vals[m : 2 * m] + vals[2 * m : 3 * m] - vals[3 * m :])
     size = tree.size[internal].astype(np.float64)
     par = tree.parent[internal]
     par_size = np.where(par >= 0, tree.size[np.maximum(par, 0)], 0).astype(np.float64)

@@ -6,12 +6,15 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.cluster.hierarchy import linkage
 
 from skpapers.cluster._fair_hierarchical.tree_operators import (
     WorkTree,
     fair_hc,
-    fold_stride,
+    fold_assignment,
+    fold_balanced,
     make_fair,
     rebalance_tree,
     refine_rebalance_tree,
@@ -113,24 +116,135 @@ def test_rebalance_and_refine_balance():
         assert share < 0.5 + eps + 1 / tree.size[u]
 
 
-@pytest.mark.parametrize("h,k", [(4, 2), (8, 2), (16, 4), (12, 3)])
-def test_stride_fold_contracts_the_spread(h, k):
-    # a star of h equal parts of size 10 with known red counts: each stride
-    # group's proportion is within (k / h) * spread of the parent's
-    rng = np.random.default_rng(h + k)
-    n_red = rng.permutation(np.linspace(0, 10, h).round().astype(int))
-    groups = np.concatenate([np.r_[np.ones(r, int), np.zeros(10 - r, int)] for r in n_red])
-    n = 10 * h
-    parent = np.r_[np.repeat(n + 1 + np.arange(h), 10), -1, np.full(h, n)]
-    ptr = np.r_[np.zeros(n + 1, int), h, h + 10 * np.arange(1, h + 1)]
-    kids = np.r_[np.arange(n + 1, n + 1 + h), np.arange(n)]
-    work = WorkTree(HierarchyTree(parent, ptr, kids), groups, 2)
-    fold_stride(work, work.root, k)
-    assert len(work.ch[work.root]) == k
-    prop = np.array([work.cnt[g, 1] / work.sz[g] for g in work.ch[work.root]])
-    spread = (n_red.max() - n_red.min()) / 10
-    assert np.all(np.abs(prop - groups.mean()) <= k / h * spread + 1e-12)
-    # contiguous blocks of the sorted list (one port's grouping) are far less fair
-    blocks = np.sort(n_red)[::-1].reshape(k, h // k).mean(axis=1) / 10
-    assert np.max(np.abs(blocks - groups.mean())) > 2 * np.max(np.abs(prop - groups.mean()))
-    _check_valid(work, groups, 2)
+def _star_of_parts(counts):
+    """Root -> m parts -> leaves; part i holds counts[i, l] leaves of group l."""
+    counts = np.asarray(counts)
+    m = counts.shape[0]
+    sizes = counts.sum(axis=1)
+    n = int(sizes.sum())
+    groups = np.concatenate([np.repeat(np.arange(counts.shape[1]), c) for c in counts])
+    parts = n + 1 + np.arange(m)
+    parent = np.r_[np.repeat(parts, sizes), -1, np.full(m, n)]
+    ptr = np.r_[np.zeros(n + 1, int), m, m + np.cumsum(sizes)]
+    kids = np.r_[parts, np.arange(n)]
+    return WorkTree(HierarchyTree(parent, ptr, kids), groups, counts.shape[1]), groups
+
+
+def _fold_deviation(counts, k, refine):
+    """Max |share of a fold group - share of the parent| per group, after the fold."""
+    work, groups = _star_of_parts(counts)
+    fold_balanced(work, work.root, k, refine=refine)
+    _check_valid(work, groups, counts.shape[1])
+    new = work.ch[work.root]
+    assert len(new) == k
+    share = work.cnt[new] / np.asarray([work.sz[g] for g in new])[:, None]
+    return np.max(np.abs(share - groups_share(counts)), axis=0)
+
+
+def groups_share(counts):
+    counts = np.asarray(counts, dtype=float)
+    return counts.sum(axis=0) / counts.sum()
+
+
+def _spread(counts):
+    counts = np.asarray(counts, dtype=float)
+    share = counts / counts.sum(axis=1, keepdims=True)
+    return share.max(axis=0) - share.min(axis=0)
+
+
+HK = [(4, 2), (6, 3), (8, 2), (8, 4), (12, 3), (16, 2), (16, 4)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(hk=st.sampled_from(HK), data=st.data(), refine=st.booleans())
+def test_fold_two_groups_bound_with_unequal_sizes(hk, data, refine):
+    # documented bound, two groups: every fold group's share is within
+    # (k/h + rho - 1) * D of the parent's, D the spread of the parts' shares and
+    # rho = largest / smallest part size; k/h * D when the parts have equal sizes
+    h, k = hk
+    sizes = np.asarray(data.draw(st.lists(st.integers(1, 25), min_size=h, max_size=h)))
+    red = np.asarray([data.draw(st.integers(0, int(m))) for m in sizes])
+    counts = np.stack([red, sizes - red], axis=1)
+    rho = sizes.max() / sizes.min()
+    dev = _fold_deviation(counts, k, refine)
+    assert np.all(dev <= (k / h + rho - 1) * _spread(counts) + 1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(hk=st.sampled_from(HK), size=st.integers(1, 25), data=st.data())
+def test_fold_two_groups_bound_equal_sizes(hk, size, data):
+    h, k = hk
+    red = np.asarray(data.draw(st.lists(st.integers(0, size), min_size=h, max_size=h)))
+    counts = np.stack([red, size - red], axis=1)
+    dev = _fold_deviation(counts, k, refine=True)
+    assert np.all(dev <= k / h * _spread(counts) + 1e-12)
+
+
+def test_unequal_sizes_break_the_equal_size_bound():
+    # parts of sizes 11/10/10/11: the stride fold of the red-sorted parts
+    # spreads the fold groups' shares by more than k/h * D (why the bound
+    # carries the size ratio rho), yet within (k/h + rho - 1) * D
+    counts = np.array([[0, 11], [0, 10], [0, 10], [1, 10]])
+    share = counts[:, 0] / counts.sum(axis=1)
+    order = np.lexsort((np.arange(4), -share))
+    stride = [counts[order[g::2]].sum(axis=0) for g in range(2)]
+    q = np.array([c[0] / c.sum() for c in stride])
+    D = _spread(counts)[0]
+    assert q.max() - q.min() == pytest.approx(11 / 21 * D)  # 0.524 D > 0.5 D
+    assert q.max() - q.min() <= (0.5 + 11 / 10 - 1) * D
+    assert np.all(_fold_deviation(counts, 2, refine=False) <= (0.5 + 11 / 10 - 1) * D)
+
+
+@settings(max_examples=30, deadline=None)
+@given(hk=st.sampled_from(HK), n_groups=st.integers(3, 5), data=st.data())
+def test_fold_many_groups_never_worse_than_a_stride_fold(hk, n_groups, data):
+    # documented for more than two groups: each group's deviation is at most its
+    # spread among the parts, and the largest deviation is at most that of the
+    # stride fold on any one group's order (no contraction factor is claimed)
+    h, k = hk
+    counts = np.asarray(
+        data.draw(
+            st.lists(
+                st.lists(st.integers(0, 12), min_size=n_groups, max_size=n_groups).filter(
+                    lambda c: sum(c) > 0
+                ),
+                min_size=h,
+                max_size=h,
+            )
+        )
+    )
+    target = groups_share(counts)
+    assign = fold_assignment(counts, k)
+    np.testing.assert_array_equal(np.bincount(assign, minlength=k), h // k)
+    dev = _fold_deviation(counts, k, refine=True)
+    assert np.all(dev <= _spread(counts) + 1e-12)
+    share = counts / counts.sum(axis=1, keepdims=True)
+    for ell in range(n_groups):
+        order = np.lexsort((np.arange(h), -share[:, ell]))
+        stride = np.stack([counts[order[g::k]].sum(axis=0) for g in range(k)])
+        stride_dev = np.max(np.abs(stride / stride.sum(axis=1, keepdims=True) - target))
+        assert dev.max() <= stride_dev + 1e-12
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    n=st.integers(40, 400),
+    h=st.sampled_from([4, 6, 8]),
+    inv_eps=st.integers(12, 40),
+    seed=st.integers(0, 10_000),
+    deep=st.booleans(),
+)
+def test_split_root_window_when_converged(n, h, inv_eps, seed, deep):
+    # documented: when SplitRoot reports convergence, every child lies in
+    # [(1/h - eps) m, (1/h + eps) m]
+    eps = 1 / inv_eps
+    if eps >= 1 / h:
+        eps = 1 / (2 * h)
+    work = WorkTree(_tree(n, seed, deep=deep), np.zeros(n, dtype=int), 1)
+    converged = split_root(work, work.root, h, eps, 10_000)
+    sizes = np.array([work.sz[c] for c in work.ch[work.root]])
+    assert sizes.sum() == n
+    if converged:
+        assert sizes.shape[0] == h
+        assert np.all(sizes >= (1 / h - eps) * n) and np.all(sizes <= (1 / h + eps) * n)
+    _check_valid(work, np.zeros(n, dtype=int), 1)

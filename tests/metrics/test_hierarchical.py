@@ -185,3 +185,30 @@ def test_stratified_subsample_keeps_ratio():
     np.testing.assert_array_equal(idx, again)
     with pytest.raises(ValueError, match="n_samples"):
         stratified_subsample(X, s, 2000)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_non_symmetric_similarity_counts_as_its_symmetric_part(seed):
+    rng = np.random.default_rng(seed)
+    n = 23
+    A = rng.random((n, n)) * rng.integers(0, 5, size=(n, n))  # strongly non-symmetric
+    Z = linkage(rng.normal(size=(n, 2)), "average")
+    parent = np.full(2 * n - 1, -1)
+    for i, (a, b) in enumerate(Z[:, :2].astype(int)):
+        parent[a] = parent[b] = n + i
+    expected = _brute_force_cost((A + A.T) / 2, parent, n)
+    assert dasgupta_cost(A, Z) == pytest.approx(expected, rel=1e-12)
+    assert dasgupta_cost(sparse.csr_array(A), Z) == pytest.approx(expected, rel=1e-12)
+
+
+def test_negative_or_complex_similarity_is_rejected():
+    S = np.ones((4, 4))
+    Z = linkage(np.arange(4.0)[:, None])
+    S_neg = S.copy()
+    S_neg[0, 1] = -0.5
+    with pytest.raises(ValueError, match="non-negative.*1 negative entries"):
+        dasgupta_cost(S_neg, Z)
+    with pytest.raises(ValueError, match="non-negative"):
+        dasgupta_cost(sparse.csr_array(S_neg), Z)
+    with pytest.raises(TypeError, match="complex"):
+        dasgupta_cost(S + 1j, Z)

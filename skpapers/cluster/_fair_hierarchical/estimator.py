@@ -36,10 +36,10 @@ class FairHierarchicalClustering(DocLinkMixin, ClusterMixin, BaseEstimator):
         exact top-down cut (see Notes).
     method : {"polylog", "reduction"}, default="polylog"
         ``"polylog"``: SplitRoot (the root gets ``h`` children of size within
-        ``(1/h +- epsilon) n``) then stride folding into ``k`` groups, applied
+        ``(1/h +- epsilon) n``) then a balanced fold into ``k`` groups (see Notes), applied
         top-down to every cluster of size at least ``max(h, 1/(2 epsilon))``.
         ``"reduction"``: 1/6-rebalance, epsilon-refine, then level abstraction
-        to depth log2(h) and stride folding into ``k`` groups at every level.
+        to depth log2(h) and the same fold into ``k`` groups at every level.
     h : int, default=4
         Children per SplitRoot (``"polylog"``) or ``2**depth`` of the level
         abstraction (``"reduction"``, which needs a power of two).
@@ -127,22 +127,43 @@ class FairHierarchicalClustering(DocLinkMixin, ClusterMixin, BaseEstimator):
     Fairness: for groups with global proportions ``c_l``, a cluster C is fair
     when every ``p_l(C) = |l(C)| / |C|`` is close to ``c_l``. Only clusters of
     size at least ``max(h, 1/(2 epsilon))`` are made fair: smaller ones (near
-    the leaves) are left as in the vanilla tree, and a cluster of size m cannot
-    hold group l at proportion c_l when ``m c_l < 1``. Each stride fold averages
-    ``h / k`` colour-sorted parts, so the spread of a group's proportion among
-    the fold groups is at most ``k / h`` times its spread among the parts.
+    the leaves) are left as in the vanilla tree (``"polylog"``), and a cluster
+    of size m cannot hold group l at proportion c_l when ``m c_l < 1``.
+
+    The fold. A processed cluster's ``h`` parts are assigned to ``k`` fold
+    groups of ``h / k`` parts each. Candidates are the papers' stride folds
+    (parts sorted by one group's share, part ``i`` to fold group ``i mod k``),
+    one per group; each is improved by swapping parts between fold groups
+    while the largest deviation of a fold group's share from the cluster's
+    share decreases. The children of the parts (the pieces the fold exposes)
+    may then change fold group in the same way, as long as every fold group's
+    size stays within the range of the part assignment. Shares are counts over
+    sizes, so parts of unequal size weigh by their size.
+
+    What is guaranteed, per fold (proven, and tested on random part
+    compositions and sizes): with ``D_l`` the spread (max - min) of group l's
+    share among the parts and ``rho`` the ratio of the largest to the smallest
+    part, for **two groups** every fold group's share is within
+    ``(k/h + rho - 1) D_l`` of the cluster's share, ``(k/h) D_l`` when the
+    parts have equal sizes (SplitRoot's window gives
+    ``rho <= (1 + h epsilon) / (1 - h epsilon)``). For **more than two
+    groups** no contraction factor is guaranteed: each deviation is at most
+    ``D_l``, and the largest deviation is at most that of the stride fold on
+    any one group's order; the user guide reports measured values. Per-fold
+    deviations add up over the levels of the tree, and SplitRoot may stop
+    outside its window in small clusters, where ``rho`` is larger.
 
     Deviations and choices, where the papers could not be checked or are
-    silent (see the user guide): with more than two groups, each fold sorts
-    the parts by the group whose proportion spreads most among them (one fold
-    pass per level, ``k`` stride groups of ``h / k`` parts); the ICML authors'
-    code folds ``h/k - 1`` parts per group, one pass per colour. ``"reduction"``
-    recurses until a node's children are all leaves (authors' code); ``"polylog"``
-    stops below ``max(h, 1/(2 epsilon))``. SplitRoot stops early when no move can
-    shrink the range of child sizes (integer sizes may make the window
-    unreachable for small clusters). The theory assumes a gamma-approximate
-    vanilla tree; average linkage has no worst-case Dasgupta guarantee, so the
-    proven ratio does not apply to the default base tree.
+    silent (see the user guide): the multi-group fold above (the papers' fold
+    sorts by one colour's proportion; the ICML authors' code folds ``h/k - 1``
+    parts per group, one pass per colour, two colours only); the piece
+    refinement is an addition. ``"reduction"`` recurses until a node's
+    children are all leaves (authors' code); ``"polylog"`` stops below
+    ``max(h, 1/(2 epsilon))``. SplitRoot stops early when no move can shrink
+    the range of child sizes (integer sizes may make the window unreachable for
+    small clusters). The theory assumes a gamma-approximate vanilla tree;
+    average linkage has no worst-case Dasgupta guarantee, so the proven ratio
+    does not apply to the default base tree.
 
     ``labels_`` with an int ``n_clusters``: the largest non-leaf cluster is
     replaced by its children until the count is reached; when that would

@@ -247,31 +247,161 @@ def split_root(t, r, h, eps, max_iter):
     return converged
 
 
-def fold_stride(t, r, k):
-    """Fold the children of ``r`` into ``k`` stride groups of the colour-sorted list.
+def _score(group_counts, group_sizes, target):
+    """(max deviation, size-weighted squared deviation) of fold groups' shares."""
+    dev = group_counts / group_sizes[..., None] - target
+    top = np.max(np.abs(dev), axis=(-2, -1))
+    return top, np.sum(group_sizes[..., None] * dev**2, axis=(-2, -1))
 
-    Children are sorted by their most over-represented group relative to ``r``
-    (``argmax_l p_l(child) / p_l(r)``), then by that ratio, descending; with two
-    groups this is the papers' order, by the proportion of one colour. Group
-    ``i`` holds the children at sorted positions ``i, i + k, i + 2k, ...``, so
-    each fold group takes an even share of every kind of child.
+
+def _improve(counts, assign, k, target, size_window=None, max_steps=None):
+    """Best-improvement local search on ``assign`` (in place); returns its score.
+
+    Steps: swap two items of different fold groups or, when ``size_window``
+    (lo, hi) is given, also move one item, keeping every fold group's size in
+    the window. A step is taken only if it strictly lowers (max deviation,
+    weighted squared deviation).
+    """
+    m, n_groups = counts.shape
+    gc = np.zeros((k, n_groups))
+    np.add.at(gc, assign, counts)
+    score = _score(gc, gc.sum(axis=1), target)
+    ii, jj = np.triu_indices(m, 1)
+    sizes = counts.sum(axis=1)
+    steps = m * m if max_steps is None else max_steps
+    for _ in range(steps):
+        a, b = assign[ii], assign[jj]
+        ok = a != b
+        src, dst, item, delta = [], [], [], []
+        if np.any(ok):  # swaps: i leaves a for b, j leaves b for a
+            src.append(a[ok])
+            dst.append(b[ok])
+            item.append(np.stack([ii[ok], jj[ok]], axis=1))
+            delta.append(counts[ii[ok]] - counts[jj[ok]])
+        if size_window is not None:  # moves of one item to another group
+            lo, hi = size_window
+            it = np.repeat(np.arange(m), k)
+            to = np.tile(np.arange(k), m)
+            keep = to != assign[it]
+            it, to = it[keep], to[keep]
+            gs = gc.sum(axis=1)
+            fine = (gs[assign[it]] - sizes[it] >= lo) & (gs[to] + sizes[it] <= hi)
+            it, to = it[fine], to[fine]
+            src.append(assign[it])
+            dst.append(to)
+            item.append(np.stack([it, np.full_like(it, -1)], axis=1))
+            delta.append(counts[it])
+        if not src:
+            break
+        src, dst = np.concatenate(src), np.concatenate(dst)
+        item, delta = np.concatenate(item), np.concatenate(delta)
+        if src.shape[0] == 0:
+            break
+        trial = np.repeat(gc[None], src.shape[0], axis=0)
+        rows = np.arange(src.shape[0])
+        trial[rows, src] -= delta
+        trial[rows, dst] += delta
+        tsizes = trial.sum(axis=2)
+        if size_window is not None:
+            valid = np.all((tsizes >= size_window[0]) & (tsizes <= size_window[1]), axis=1)
+        else:
+            valid = np.ones(rows.shape[0], dtype=bool)
+        valid &= np.all(tsizes > 0, axis=1)
+        if not np.any(valid):
+            break
+        top, sq = _score(trial[valid], tsizes[valid], target)
+        pick = np.lexsort((sq, top))[0]
+        if (top[pick], sq[pick]) >= (score[0], score[1] - 1e-12 * abs(score[1])):
+            break
+        sel = np.flatnonzero(valid)[pick]
+        i, j = item[sel]
+        assign[i] = dst[sel]
+        if j >= 0:
+            assign[j] = src[sel]
+        gc = trial[sel]
+        score = (top[pick], sq[pick])
+    return score
+
+
+def fold_assignment(counts, k, tiebreak=None):
+    """Assign parts to ``k`` fold groups so that every group's share is balanced.
+
+    Each fold group gets ``floor(m / k)`` or ``ceil(m / k)`` of the ``m`` parts
+    (the stride pattern's numbers, so fold groups keep near-equal sizes). For
+    every group ``l`` the stride assignment of the parts sorted by their share
+    of ``l`` is a candidate: part ``i`` of the sorted list goes to fold group
+    ``i mod k``. Each candidate is improved by swapping parts between fold
+    groups while the largest deviation of a fold group's share from the
+    parent's share (ties: the size-weighted sum of squared deviations) strictly
+    decreases; the best result is returned. Shares are count / size, so parts
+    of unequal size weigh by their size.
+
+    Parameters
+    ----------
+    counts : ndarray of shape (m, n_groups)
+        Group counts of the parts (every part non-empty).
+    k : int
+        Number of fold groups, ``k < m``.
+    tiebreak : ndarray of shape (m,), default=None
+        Secondary sort key between parts of equal share (default: position).
+
+    Returns
+    -------
+    assign : ndarray of shape (m,)
+        Fold group ``0 .. k - 1`` of every part.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    m, n_groups = counts.shape
+    sizes = counts.sum(axis=1)
+    target = counts.sum(axis=0) / sizes.sum()
+    prop = counts / sizes[:, None]
+    second = np.arange(m) if tiebreak is None else tiebreak
+    keys = range(1) if n_groups <= 2 else range(n_groups)  # two groups: one order suffices
+    best, best_score = None, None
+    for ell in keys:
+        order = np.lexsort((second, -prop[:, ell]))
+        assign = np.empty(m, dtype=np.intp)
+        assign[order] = np.arange(m) % k
+        score = _improve(counts, assign, k, target)
+        if best is None or (score[0], score[1]) < (best_score[0], best_score[1]):
+            best, best_score = assign.copy(), score
+    return best
+
+
+def fold_balanced(t, r, k, refine=True, slack=0.0):
+    """Fold the children of ``r`` into ``k`` fold groups of balanced group shares.
+
+    The parts are assigned by :func:`fold_assignment`; each fold group becomes
+    one node whose children are the union of its parts' children (a shallow
+    fold; a leaf part stays a child). With ``refine``, those children (the
+    pieces) may then change fold group, one swap or move at a time, while every
+    fold group's size stays within the range the part assignment gave and the
+    largest deviation of a share strictly decreases.
     """
     kids = t.ch[r]
     if len(kids) <= k:
         return
     idx = np.asarray(kids)
-    prop = t.cnt[idx] / np.asarray([t.sz[c] for c in kids], dtype=np.float64)[:, None]
-    ref = t.cnt[r] / t.sz[r]
-    ratio = np.divide(prop, ref, out=np.zeros_like(prop), where=ref > 0)
-    dominant = np.argmax(ratio, axis=1)
-    excess = ratio[np.arange(len(kids)), dominant]
-    second = t.rng.random(len(kids)) if t.rng is not None else idx
-    order = np.lexsort((second, -excess, dominant))
-    ranked = [kids[i] for i in order]
-    new = []
-    for i in range(k):
-        group = ranked[i::k]
-        new.append(t.fold(group) if len(group) > 1 else group[0])
+    tiebreak = t.rng.random(len(kids)) if t.rng is not None else idx
+    assign = fold_assignment(t.cnt[idx], k, tiebreak)
+    groups = [[kids[i] for i in np.flatnonzero(assign == g)] for g in range(k)]
+    if refine:
+        pieces, owner = [], []
+        for g, group in enumerate(groups):
+            for piece in t._dissolve(group):
+                pieces.append(piece)
+                owner.append(g)
+        owner = np.asarray(owner, dtype=np.intp)
+        counts = t.cnt[np.asarray(pieces)].astype(np.float64)
+        gs = np.bincount(owner, weights=counts.sum(axis=1), minlength=k)
+        target = counts.sum(axis=0) / counts.sum()
+        m = gs.sum()
+        lo, hi = min(gs.min(), (1 - slack) * m / k), max(gs.max(), (1 + slack) * m / k)
+        _improve(counts, owner, k, target, size_window=(lo, hi))
+        groups = [[pieces[i] for i in np.flatnonzero(owner == g)] for g in range(k)]
+        new = [t.new_node(group) if len(group) > 1 else group[0] for group in groups]
+    else:
+        new = [t.fold(group) if len(group) > 1 else group[0] for group in groups]
     t.ch[r] = new
     for c in new:
         t.par[c] = r
@@ -289,7 +419,7 @@ def make_fair(t, h, k, eps, max_iter):
         if t.sz[r] < threshold or not t.ch[r]:
             continue
         split_root(t, r, h, eps, max_iter)
-        fold_stride(t, r, k)
+        fold_balanced(t, r, k)
         stack.extend(t.ch[r])
 
 
@@ -355,5 +485,5 @@ def fair_hc(t, h, k):
         if not t.ch[r] or all(not t.ch[c] for c in t.ch[r]):
             continue
         t.level_abstract(r, levels)
-        fold_stride(t, r, k)
+        fold_balanced(t, r, k)
         stack.extend(t.ch[r])
