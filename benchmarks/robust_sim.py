@@ -1,34 +1,33 @@
 # Authors: The skpapers developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Benchmark of RobustSingleIndexRegressor against scikit-learn robust regressors.
+"""Accuracy of RobustSingleIndexRegressor under attack, against scikit-learn peers.
 
-Same data for every method, one process. Rows (link, noise, eps, attack); columns:
-parameter error ||coef - beta*|| (min over +-beta* for even links) of ours (default
-"filter" and "huber" aggregators), the non-robust variant, the oracle (init at
-beta*, plain GD on the clean rows only), and each scikit-learn linear regressor
-turned into a SIM by the estimator's trimmed 1-D scale fit along its direction;
-fit seconds per method.
+Same data for every method, one process. For each cell (link, attack, eps, d,
+seed) the data come from ``make_contaminated_sim`` (n rows, t(2.5) noise with
+sigma = 0.5 unless ``--noise gauss``); the error is ``||coef - beta*||`` in the
+covariance metric ``||Sigma^(1/2) (coef - beta*)||`` (the plain norm when X is
+isotropic), up to sign for even links. Methods:
 
-``Ours`` runs at its defaults except ``contamination = max(0.1, eps)`` (an upper
-bound on eps, as the estimator expects). Default: the spec's Table 1 setting (n = 1e4,
-d = 50, t(2.5) noise, sigma = 0.5; GeLU, Swish, ReLU, tanh; ``--seeds`` seeds, 3 by
-default), with a table of the issue's targets at eps = 0.1 (worst seed): ours at most
-2x the clean oracle, and Huber+1D at least 3x ours under hijack. ``--full``: six
-links, Gaussian and t(2.5) noise, all six attacks, eps up to 0.2; ``--linear`` picks
-the linear peers. ``--quick``: smoke run. ``--scaling``: fit seconds for n in {1e4,
-1e5, 1e6} at d = 50 and their ratio to one ``X @ w`` pass (``robust_sim_scaling.csv``);
-``--scaling-only`` skips the table.
+- ``ours``: the estimator at its defaults (``contamination`` left at its default);
+- ``ours-hint``: ``contamination = max(0.1, eps)``, the true fraction given;
+- ``ours-under``: ``contamination = eps / 2`` (an under-stated fraction);
+- ``oracle``: the same estimator on the clean rows only, started at the truth,
+  without trimming (``contamination=0, aggregator="mean"``): the error floor;
+- ``<peer>+1D``: a scikit-learn linear regressor's direction ``w``, then the
+  trimmed 1-D scale fit ``fit_link_scale(X @ w, y, link)``.
 
-Run: ``python benchmarks/robust_sim.py [--quick|--full] [--scaling|--scaling-only] [--out DIR]``.
+T1 reports every method (mean ± sd over seeds); T2 the worst seed of ours, the
+oracle and the best peer per cell, with ``ours / oracle``.
+
+Run: ``python benchmarks/robust_sim.py [--quick] [--seeds N] [--links ...]
+[--attacks ...] [--eps ...] [--dims ...] [--n N] [--peers ...] [--tag NAME]``.
 """
 
-import argparse
-import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from _harness import Report, parser, summarise, timed
 from sklearn.linear_model import (
     HuberRegressor,
     LinearRegression,
@@ -36,181 +35,147 @@ from sklearn.linear_model import (
     RANSACRegressor,
     TheilSenRegressor,
 )
-from skpapers.linear_model._single_index.links import resolve_link
 
 from skpapers.datasets import make_contaminated_sim
-from skpapers.linear_model import RobustSingleIndexRegressor
-from skpapers.linear_model._single_index.estimator import _search_1d
+from skpapers.linear_model import RobustSingleIndexRegressor, fit_link_scale
 
-NON_ROBUST = dict(
-    contamination=0, aggregator="mean", whiten=None, spectral_clip=None, init="spectral"
-)
-LINEAR = {
-    "OLS+1D": lambda s: LinearRegression(),
-    "Huber+1D": lambda s: HuberRegressor(max_iter=500),
-    "RANSAC+1D": lambda s: RANSACRegressor(random_state=s),
-    "TheilSen+1D": lambda s: TheilSenRegressor(random_state=s, max_subpopulation=2000),
-    "Quantile+1D": lambda s: QuantileRegressor(quantile=0.5, alpha=0, solver="highs"),
+PEERS = {
+    "OLS": lambda s: LinearRegression(),
+    "Huber": lambda s: HuberRegressor(max_iter=500),
+    "RANSAC": lambda s: RANSACRegressor(random_state=s),
+    "TheilSen": lambda s: TheilSenRegressor(random_state=s, max_subpopulation=2000),
+    "Quantile": lambda s: QuantileRegressor(quantile=0.5, alpha=0, solver="highs"),
 }
+ATTACKS = ["labels", "hijack", "gradient", "leverage", "mimic", "random"]
+EVEN = {"quadratic"}
 
 
-def _err(coef, truth, even):
-    e = np.linalg.norm(coef - truth)
-    return min(e, np.linalg.norm(coef + truth)) if even else e
+def _error(coef, truth, sqrt_cov, even):
+    e = float(np.linalg.norm(sqrt_cov @ (coef - truth)))
+    return min(e, float(np.linalg.norm(sqrt_cov @ (coef + truth)))) if even else e
 
 
-def run_cell(link, noise, eps, attack, n, d, seed, linear):
-    X, y, truth, outliers = make_contaminated_sim(n, d, link, noise, eps, attack, random_state=seed)
-    lk = resolve_link(link)
-    row = {"link": link, "noise": str(noise), "eps": eps, "attack": attack, "n": n, "d": d,
-           "seed": seed}
-    bound = max(0.1, eps)  # contamination is an upper bound on eps (0.1 = the default)
-    fits = {
-        "Ours": (dict(contamination=bound), X, y),
-        "Ours-huber": (dict(contamination=bound, aggregator="huber"), X, y),
-        "NonRobust": (NON_ROBUST, X, y),
-        "Oracle": (dict(contamination=0, aggregator="mean", whiten=None, init=truth),
-                   X[~outliers], y[~outliers]),
-    }
-    for name, (params, Xf, yf) in fits.items():
-        t0 = time.perf_counter()
-        est = RobustSingleIndexRegressor(link, random_state=seed, **params).fit(Xf, yf)
-        row[f"{name} s"] = time.perf_counter() - t0
-        row[name] = _err(est.coef_, truth, lk.is_even)
-    for name, make in LINEAR.items():
-        if name not in linear or (name == "TheilSen+1D" and d > 50):
-            continue
-        t0 = time.perf_counter()
-        w = np.ravel(make(seed).fit(X, y).coef_ if name != "RANSAC+1D"
-                     else make(seed).fit(X, y).estimator_.coef_)
-        w = w / np.linalg.norm(w)
-        t, _ = _search_1d(X @ w, y, lk.f, bound, lk.is_even)
-        row[f"{name} s"] = time.perf_counter() - t0
-        row[name] = _err(t * w, truth, lk.is_even)
-    return row
+def _sqrt_cov(X, outliers):
+    """Square root of the clean rows' covariance (identity when X is isotropic)."""
+    S = np.cov(X[~outliers], rowvar=False)
+    evals, evecs = np.linalg.eigh(S)
+    if np.allclose(evals, 1.0, atol=0.2):
+        return np.eye(X.shape[1]), True
+    return (evecs * np.sqrt(np.maximum(evals, 0))) @ evecs.T, False
 
 
-def _targets(table, eps):
-    """Issue targets per (link, noise, attack) at the largest eps, worst seed.
+def _ours(link, X, y, seed, **params):
+    est = RobustSingleIndexRegressor(link, random_state=seed, **params)
+    return timed(lambda: est.fit(X, y).coef_)
 
-    Ours at most 2x the clean oracle; Huber+1D at least 3x ours under hijack.
-    """
-    cells = table[table["eps"] == eps].assign(
-        **{"Ours/Oracle": lambda t: t["Ours"] / t["Oracle"]}
+
+def run_cell(link, attack, eps, n, d, seed, noise, peers, variants, gen_kw):
+    X, y, truth, outliers = make_contaminated_sim(
+        n, d, link, noise, eps, attack, random_state=seed, **gen_kw
     )
-    if "Huber+1D" in cells:
-        cells = cells.assign(**{"Huber+1D/Ours": lambda t: t["Huber+1D"] / t["Ours"]})
-    agg = {"Ours": "max", "Oracle": "max", "Ours/Oracle": "max"}
-    if "Huber+1D" in cells:
-        agg.update({"Huber+1D": "min", "Huber+1D/Ours": "min"})
-    out = cells.groupby(["link", "noise", "attack"], sort=False).agg(agg).reset_index()
-    out["<= 2x oracle"] = out["Ours/Oracle"] <= 2.0
-    if "Huber+1D" in cells:  # the issue sets this target under hijack only
-        met = (out["Huber+1D/Ours"] >= 3.0).astype(object)
-        met[out["attack"] != "hijack"] = ""
-        out[">= 3x below Huber+1D (hijack)"] = met
-    return out.round(3)
-
-
-def _markdown(df):
-    cols = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines)
-
-
-def scaling(ns, d=50, seed=0):
+    sqrt_cov, isotropic = _sqrt_cov(X, outliers)
+    even = link in EVEN
+    key = {"link": link, "attack": attack, "eps": eps, "n": n, "d": d, "seed": seed}
+    fits = {
+        "ours": {},
+        "ours-hint": {"contamination": max(0.1, eps)},
+        "ours-under": {"contamination": eps / 2},
+    }
     rows = []
-    for n in ns:
-        X, y, truth, _ = make_contaminated_sim(n, d, "gelu", 0.5, 0.1, "hijack", random_state=seed)
-        w = np.ones(d)
-        passes = []
-        for _ in range(20):
-            t0 = time.perf_counter()
-            X @ w
-            passes.append(time.perf_counter() - t0)
-        one = float(np.median(passes))
-        for whiten in ("auto", "diag"):
-            est = RobustSingleIndexRegressor(whiten=whiten, random_state=seed)
-            t0 = time.perf_counter()
-            est.fit(X, y)
-            sec = time.perf_counter() - t0
-            rows.append({"n": n, "d": d, "whiten": whiten, "fit s": sec, "n_iter": est.n_iter_,
-                         "ns per n*d": 1e9 * sec / (n * d), "X@w pass ms": 1e3 * one,
-                         "ratio to one pass": sec / one,
-                         "error": np.linalg.norm(est.coef_ - truth)})
-    return pd.DataFrame(rows)
+    for name in variants:
+        coef, sec = _ours(link, X, y, seed, **fits[name])
+        rows.append({**key, "method": name, "error": _error(coef, truth, sqrt_cov, even),
+                     "seconds": sec})
+    oracle = dict(contamination=0, aggregator="mean", init=truth,
+                  whiten=None if isotropic else "trimmed")
+    coef, sec = _ours(link, X[~outliers], y[~outliers], seed, **oracle)
+    rows.append({**key, "method": "oracle", "error": _error(coef, truth, sqrt_cov, even),
+                 "seconds": sec})
+    for name in peers:
+        if name == "TheilSen" and d > 50:
+            continue
+
+        def peer_fit(name=name):
+            model = PEERS[name](seed).fit(X, y)
+            w = np.ravel(model.estimator_.coef_ if name == "RANSAC" else model.coef_)
+            w = w / np.linalg.norm(w)
+            t, _ = fit_link_scale(X @ w, y, link, contamination=max(0.1, eps))
+            return t * w
+
+        coef, sec = timed(peer_fit)
+        rows.append({**key, "method": f"{name}+1D",
+                     "error": _error(coef, truth, sqrt_cov, even), "seconds": sec})
+    return rows
+
+
+def worst_table(raw):
+    """Worst seed per cell: ours (each variant), oracle, best peer and ours / oracle."""
+    frame = pd.DataFrame(raw)
+    cells = ["link", "attack", "eps", "d"]
+    worst = frame.groupby([*cells, "method"], sort=False)["error"].max().unstack("method")
+    out = pd.DataFrame(index=worst.index)
+    ours = [c for c in worst.columns if c.startswith("ours")]
+    peers = [c for c in worst.columns if c.endswith("+1D")]
+    for c in ours:
+        out[c] = worst[c]
+    out["oracle"] = worst["oracle"]
+    if peers:
+        out["best peer"] = worst[peers].min(axis=1)
+        out["best peer name"] = worst[peers].idxmin(axis=1)
+    for c in ours:
+        out[f"{c} / oracle"] = worst[c] / worst["oracle"]
+    return out.reset_index().round(3)
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--full", action="store_true")
-    parser.add_argument("--scaling", action="store_true")
-    parser.add_argument("--scaling-only", action="store_true", help="skip the error table")
-    parser.add_argument("--seeds", type=int, default=3, help="seeds 0..N-1 per cell")
-    parser.add_argument("--linear", help="comma-separated linear peers (default: the grid's)")
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results"))
-    args = parser.parse_args(argv)
-    warnings.simplefilter("ignore")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    if args.scaling or args.scaling_only:
-        ns = [10_000, 100_000] if args.quick else [10_000, 100_000, 1_000_000]
-        sc = scaling(ns).round(4)
-        sc.to_csv(out / "robust_sim_scaling.csv", index=False)
-        text = "## Scaling (GeLU, hijack eps=0.1, d=50)\n" + _markdown(sc)
-        (out / "robust_sim_scaling.md").write_text(text + "\n")
-        print(text)
-    if args.scaling_only:
-        return
+    p = parser(__doc__.splitlines()[0], tables=("T1", "T2"))
+    p.add_argument("--links", default="gelu,tanh,relu,quadratic")
+    p.add_argument("--attacks", default=",".join(ATTACKS))
+    p.add_argument("--eps", default="0.05,0.1,0.2")
+    p.add_argument("--dims", default="20,50")
+    p.add_argument("--n", type=int, default=10_000)
+    p.add_argument("--noise", default="t", choices=["t", "gauss"])
+    p.add_argument("--cond", type=float, default=1.0,
+                   help="condition number of the covariates' covariance")
+    p.add_argument("--peers", default="Huber,RANSAC,OLS")
+    p.add_argument("--variants", default="ours,ours-hint")
+    p.add_argument("--tag", default="grid", help="results are robust_sim_<tag>.*")
+    args = p.parse_args(argv)
     if args.quick:
-        n, d, links, noises, attacks = 2000, 20, ["gelu"], [(2.5, 0.5)], ["hijack"]
-        epss, linear = [0.0, 0.1], ["OLS+1D", "Huber+1D"]
-    elif args.full:
-        n, d = 10_000, 50
-        links = ["gelu", "swish", "tanh", "sigmoid", "relu", "quadratic"]
-        noises = [0.5, (2.5, 0.5)]
-        attacks = ["labels", "hijack", "gradient", "leverage", "mimic", "random"]
-        epss, linear = [0.0, 0.05, 0.1, 0.2], list(LINEAR)
-    else:  # spec Table 1 setting
-        n, d, links, noises = 10_000, 50, ["gelu", "swish", "relu", "tanh"], [(2.5, 0.5)]
-        attacks, epss = ["hijack", "labels"], [0.0, 0.05, 0.1]
-        linear = list(LINEAR)
-    if args.linear is not None:
-        linear = [name for name in args.linear.split(",") if name]
-        unknown = sorted(set(linear) - set(LINEAR))
-        if unknown:
-            parser.error(f"unknown linear peers {unknown}; choose from {sorted(LINEAR)}")
-    rows = []
-    for link in links:
-        for noise in noises:
-            for attack in attacks:
-                for eps in epss:
-                    if eps == 0 and attack != attacks[0]:
-                        continue
+        args.links, args.attacks, args.eps, args.dims, args.n = (
+            "gelu", "labels,hijack", "0.1", "20", 2000)
+    warnings.simplefilter("ignore")
+    noise = (2.5, 0.5) if args.noise == "t" else 0.5
+    gen_kw = {} if args.cond == 1.0 else {"condition_number": args.cond}
+    peers = [s for s in args.peers.split(",") if s]
+    variants = [s for s in args.variants.split(",") if s]
+    raw = []
+    for d in map(int, args.dims.split(",")):
+        for link in args.links.split(","):
+            for attack in args.attacks.split(","):
+                for eps in map(float, args.eps.split(",")):
                     for seed in range(args.seeds):
-                        rows.append(run_cell(link, noise, eps, attack, n, d, seed, linear))
-                        print(link, attack, eps, seed, f"ours {rows[-1]['Ours']:.3f}",
-                              flush=True)
-    table = pd.DataFrame(rows)
-    keys = ("link", "noise", "eps", "attack", "n", "d", "seed")
-    err_cols = [c for c in table.columns if c not in keys and not c.endswith(" s")]
-    sec_cols = [c for c in table.columns if c.endswith(" s")]
-    tag = "quick" if args.quick else ("full" if args.full else "table1")
-    errors = table[["link", "noise", "eps", "attack", "seed", *err_cols]].round(3)
-    seconds = table[["link", "eps", "attack", "seed", *sec_cols]].round(3)
-    target_eps = 0.1 if 0.1 in epss else max(epss)
-    targets = _targets(table, target_eps)
-    targets.to_csv(out / f"robust_sim_{tag}_targets.csv", index=False)
-    errors.to_csv(out / f"robust_sim_{tag}_errors.csv", index=False)
-    seconds.to_csv(out / f"robust_sim_{tag}_seconds.csv", index=False)
-    md = [f"## Targets at eps = {target_eps} (worst seed)", _markdown(targets), "",
-          "## Errors ||coef - beta*||", _markdown(errors), "",
-          "## Fit seconds", _markdown(seconds)]
-    text = "\n".join(md)
-    (out / f"robust_sim_{tag}.md").write_text(text + "\n")
-    print(text)
+                        rows = run_cell(link, attack, eps, args.n, d, seed, noise, peers,
+                                        variants, gen_kw)
+                        raw += rows
+                        print(d, link, attack, eps, seed,
+                              {r["method"]: round(r["error"], 3) for r in rows}, flush=True)
+    report = Report(f"robust_sim_{args.tag}",
+                    "Robust single-index regression: accuracy under attack")
+    setting = (f"n = {args.n}, noise {args.noise} (sigma = 0.5), covariance condition "
+               f"number {args.cond:g}, seeds 0-{args.seeds - 1}.")
+    only = args.only.split(",")
+    if "T1" in only:
+        table = summarise(raw, ["link", "attack", "eps", "d", "method"], ["error", "seconds"])
+        report.section("T1", "Error and fit seconds per method", table, raw=raw,
+                       note=f"{setting} Error: mean ± sd over seeds.")
+    if "T2" in only:
+        table = worst_table(raw)
+        report.section("T2", "Worst seed: ours, oracle, best peer", table,
+                       note=f"{setting} Cells where ours > 2x the oracle: "
+                            f"{int((table[f'{variants[0]} / oracle'] > 2).sum())} "
+                            f"of {len(table)}.")
+    report.write()
 
 
 if __name__ == "__main__":

@@ -112,39 +112,34 @@ class RobustSingleIndexRegressor(DocLinkMixin, RegressorMixin, BaseEstimator):
 
     Notes
     -----
-    The paper's full text was not available when this was written; the pipeline
-    follows the project's reconstruction (``robust_sim.md``). Named deviations
-    and additions: robust whitening (not in the theory); ``init="auto"`` and the
-    candidate choice by trimmed loss; the 1-D fit uses a 31-point coarse grid
-    (scored on a systematic subsample of about 20 000 rows when n > 40 000) and
-    a 21-point fine grid on all rows instead of one 121-point grid; the covariate filter
-    starts with a thin-shell test (rows whose squared distance to the median
-    lies more than 3.5 robust deviations from its median are removed: the
-    degree-2 score of Gaussian covariance filters, which catches rows squeezed
-    onto a line, such as the spectral hijack, that the top-eigenvalue test
-    cannot see), never removes more than ``2 eps n`` rows in all, and uses 20
-    power steps in its first round and 5 warm-started ones later. The gradient
-    filter (an addition to the reconstruction) whitens the rows by their inlier
-    second moment ``E[psi^2] E[f'(s)^2 zbar zbar^T]`` (Gaussian constants at
-    the current ``(||theta||, b)``, ``psi`` the Huber-clipped residual,
-    ``E[psi^2]`` by a consistency-corrected trimmed mean) and
-    stops as soon as the Rayleigh quotient of its warm-started power iterate
-    is at the top eigenvalue expected of clean whitened rows,
-    ``(1 + sqrt(kappa dim / m))^2`` (the Marchenko-Pastur edge corrected by the
-    kurtosis ``kappa`` of ``c``; called 15 times on clean rows at the truth,
-    with GeLU, ReLU or tanh, d = 20 or 50, it returned the plain mean 38-45
-    times out of 45, and its removals are then nearly symmetric). Unwhitened,
-    each of its rounds trimmed the inliers' own high-variance direction, which
-    flattened the loss along it and let the outliers move the fixed point
-    (GeLU and Swish, hijack, eps = 0.1, n = 1e4, d = 50, seeds 0-3: worst
-    error 0.088 unwhitened, 0.050 whitened). It uses 10 power steps on its
-    first call and 3 warm-started ones afterwards. All samples are reused
-    across phases and iterations (by its table of contents, the paper's
-    appendix C covers sample splitting in its Algorithm 1); without an
-    intercept and with a non-zero robust location the gradient is filtered in
-    the augmented ``[z; 1]`` space and mapped back. The intercept and
-    non-Gaussian X are
-    heuristic extensions; Stein's identities and the basin hold for Gaussian X.
+    The paper's full text was not available when this was written: the
+    pipeline is a reconstruction from its abstract and the works it builds on
+    (robust PCA for the start, filter-based robust gradient descent). Named
+    deviations and additions:
+
+    - robust whitening of X (not in the theory, which assumes standard
+      Gaussian covariates);
+    - ``init="auto"``, which tries the top and bottom spectral eigenvectors
+      and the first-order start and keeps the one with the lowest trimmed
+      loss after the 1-D fit;
+    - the 1-D fit of sign and norm uses a 31-point coarse grid (scored on a
+      systematic subsample of about 20 000 rows when n > 40 000) and a
+      21-point fine grid on all rows;
+    - the covariate filter starts with a thin-shell test (rows whose squared
+      distance to the median lies more than 3.5 robust deviations from the
+      median distance are removed: they catch rows squeezed onto a line,
+      which the top-eigenvalue test cannot see) and never removes more than
+      ``2 eps n`` rows in all;
+    - the gradient filter whitens the Huber-clipped per-sample gradients by
+      their second moment on clean Gaussian data, ``E[psi^2] E[f'(s)^2 zbar
+      zbar^T]`` (Gaussian constants at the current iterate), and stops as soon
+      as their top eigenvalue is at the level clean rows reach (the
+      Marchenko-Pastur edge corrected for the kurtosis of the rows' scales);
+    - all samples are reused across stages and iterations (the paper's
+      analysis may split them);
+    - the intercept and non-Gaussian X are heuristic extensions: Stein's
+      identities and the convex basin hold for Gaussian X.
+
     The coefficient of an even link (e.g. "quadratic") is only identified up to
     sign: the largest-magnitude entry of ``coef_`` is made positive.
 
