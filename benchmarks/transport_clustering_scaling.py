@@ -1,0 +1,74 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Scaling of TransportClustering: wall time and peak memory up to n = m = 1e6.
+
+One fit per row, each in a fresh subprocess (peak RSS = VmHWM of that process,
+which includes the interpreter and the data; ``n(K+d) float64 MB`` is the size
+of one n x (K + d) array for comparison). Data: ``make_blobs``-style Gaussian
+clouds in d = 50 with 15 planted clusters, K = 50, factored squared Euclidean
+cost; ``registration="auto"`` is exact while n^2 <= 2.5e7, else hierarchical.
+
+Run: ``python benchmarks/transport_clustering_scaling.py [--quick] [--sizes 1000,1000000]``.
+"""
+
+import json
+import subprocess
+import sys
+
+import pandas as pd
+from _harness import Report, parser, peak_rss_mb, timed
+
+K, D = 50, 50
+
+
+def worker(n, registration):
+    """One fit in this (fresh) process; prints one JSON line."""
+    from transport_clustering import gaussian_clouds
+
+    from skpapers.cluster import TransportClustering
+
+    X, Y, _, _ = gaussian_clouds(n, D, 0)
+    before = peak_rss_mb()
+    est, seconds = timed(TransportClustering(K, registration=registration, random_state=0).fit,
+                         X, X_target=Y)
+    print(json.dumps({
+        "n": n, "registration": registration, "seconds": seconds, "cost": est.cost_,
+        "registration_cost": est.registration_cost_, "n_iter": est.n_iter_,
+        "rss_before_fit_MB": before, "peak_rss_MB": peak_rss_mb(),
+        "n(K+d) float64 MB": n * (K + D) * 8 / 2**20,
+    }))
+
+
+def main():
+    p = parser(__doc__.splitlines()[0])
+    p.add_argument("--sizes", default=None, help="comma-separated n (default by mode)")
+    p.add_argument("--worker", nargs=2, help=argparse_suppress())
+    args = p.parse_args()
+    if args.worker:
+        worker(int(args.worker[0]), args.worker[1])
+        return
+    sizes = ([int(s) for s in args.sizes.split(",")] if args.sizes else
+             [1000, 10_000] if args.quick else [1000, 10_000, 100_000, 1_000_000])
+    runs = [(n, "auto") for n in sizes] + [(n, "hierarchical") for n in sizes if n <= 5000]
+    rows = []
+    for n, reg in sorted(runs):
+        res = subprocess.run([sys.executable, __file__, "--worker", str(n), reg],
+                             capture_output=True, text=True, timeout=3600)
+        rows.append(json.loads(res.stdout.strip().splitlines()[-1]) if res.returncode == 0
+                    else {"n": n, "registration": reg, "error": res.stderr[-300:]})
+        print(rows[-1], flush=True)
+    table = pd.DataFrame(rows).round(4)
+    report = Report("transport_clustering_scaling", "Transport clustering scaling", args.out)
+    report.section("T9", "Wall time and peak memory", table, raw=rows, note=(
+        f"Gaussian clouds, d = {D}, K = {K}, seed 0, one run per row in a fresh subprocess."))
+    report.write()
+
+
+def argparse_suppress():
+    import argparse
+
+    return argparse.SUPPRESS
+
+
+if __name__ == "__main__":
+    main()
