@@ -51,7 +51,7 @@ html_sidebars = {"index": [], "install": [], "changes": []}
 # API pages: one page per public object, all methods with their parameters
 # (templates in _templates/autosummary), an "Examples using" mini-gallery.
 autosummary_generate = True
-autodoc_default_options = {"inherited-members": False}
+autodoc_default_options = {}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
