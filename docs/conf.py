@@ -24,7 +24,7 @@ extensions = [
 ]
 mathjax_path = "mathjax/tex-chtml.js"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "**/sg_execution_times.rst", "extension_templates"]
+exclude_patterns = ["_build", "sg_execution_times.rst", "**/sg_execution_times.rst", "extension_templates"]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skpapers {version}"
@@ -83,6 +83,8 @@ sphinx_gallery_conf = {
     "within_subsection_order": "ExampleTitleSortKey",
     "download_all_examples": False,
     "show_memory": False,
+    # no execution-times page: it loads DataTables from a CDN
+    "write_computation_times": False,
 }
 
 
