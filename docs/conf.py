@@ -24,7 +24,12 @@ extensions = [
 ]
 mathjax_path = "mathjax/tex-chtml.js"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "sg_execution_times.rst", "**/sg_execution_times.rst", "extension_templates"]
+exclude_patterns = [
+    "_build",
+    "sg_execution_times.rst",
+    "**/sg_execution_times.rst",
+    "extension_templates",
+]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skpapers {version}"
