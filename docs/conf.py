@@ -56,6 +56,7 @@ html_sidebars = {"index": [], "install": [], "changes": []}
 # API pages: one page per public object, all methods with their parameters
 # (templates in _templates/autosummary), an "Examples using" mini-gallery.
 autosummary_generate = True
+toc_object_entries_show_parents = "hide"  # "fit()" in the page's TOC, not "Class.fit()"
 autodoc_default_options = {}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
