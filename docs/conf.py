@@ -24,7 +24,12 @@ extensions = [
 ]
 mathjax_path = "mathjax/tex-chtml.js"
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "**/sg_execution_times.rst", "extension_templates"]
+exclude_patterns = [
+    "_build",
+    "sg_execution_times.rst",
+    "**/sg_execution_times.rst",
+    "extension_templates",
+]
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skpapers {version}"
@@ -51,7 +56,8 @@ html_sidebars = {"index": [], "install": [], "changes": []}
 # API pages: one page per public object, all methods with their parameters
 # (templates in _templates/autosummary), an "Examples using" mini-gallery.
 autosummary_generate = True
-autodoc_default_options = {"inherited-members": False}
+toc_object_entries_show_parents = "hide"  # "fit()" in the page's TOC, not "Class.fit()"
+autodoc_default_options = {}
 autodoc_typehints = "none"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -83,6 +89,8 @@ sphinx_gallery_conf = {
     "within_subsection_order": "ExampleTitleSortKey",
     "download_all_examples": False,
     "show_memory": False,
+    # no execution-times page: it loads DataTables from a CDN
+    "write_computation_times": False,
 }
 
 

@@ -192,7 +192,11 @@ def _demo(args):
             _out("error: --plots needs matplotlib (pip install matplotlib)", file=sys.stderr)
             return 2
         matplotlib.use("Agg")
-        os.makedirs(args.plots, exist_ok=True)
+        try:
+            os.makedirs(args.plots, exist_ok=True)
+        except OSError as error:
+            _out(f"error: cannot write figures to {args.plots}: {error.strerror}", file=sys.stderr)
+            return 2
     ok = True
     total = time.perf_counter()
     _out("skpapers demo: what each method does, on small generated data\n")

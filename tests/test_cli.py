@@ -62,10 +62,15 @@ def test_demo_one_method_and_clean_help():
     assert "--plots DIR" in text and "METHOD" in text
 
 
-def test_demo_rejects_unknown_method():
+def test_demo_rejects_unknown_method_and_unwritable_plots(tmp_path):
     result = _demo("no_such_method")
     assert result.returncode == 2
     assert "invalid choice" in result.stderr
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    result = _demo("upca", "--plots", str(blocker / "figures"))
+    assert result.returncode == 2
+    assert "cannot write figures" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_list_shows_builtins_with_their_distribution():

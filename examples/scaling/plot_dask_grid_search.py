@@ -52,7 +52,7 @@ with (
 results = search.cv_results_
 pids = np.array([[results[f"split{k}_test_pid"][i] for k in range(3)]
                  for i in range(len(param_grid["n_components"]))]).astype(int)
-print("best:", search.best_params_)
+print("best n_components:", search.best_params_["n_components"])
 print("fits per worker:", [int((pids == pid).sum()) for pid in workers],
       "; fits in this process:", int((pids == os.getpid()).sum()))
 
@@ -61,6 +61,7 @@ ax.errorbar(param_grid["n_components"], results["mean_test_score"],
             yerr=results["std_test_score"], marker="o", capsize=3)
 ax.axvline(search.best_params_["n_components"], color="tab:red", linestyle="--",
            label="best n_components")
+ax.set_xticks(param_grid["n_components"])
 ax.set_xlabel("n_components")
 ax.set_ylabel("mean cross-validated score")
 ax.set_title("Grid search of UnlabeledPCA on a 2-worker Dask cluster")

@@ -14,23 +14,16 @@ PROBLEM = (
     "price in clustering cost."
 )
 CODE = """
+import numpy as np
+from sklearn.datasets import make_blobs
 from skpapers.cluster import FairHierarchicalClustering
 
+X, blob = make_blobs([360, 152], random_state=0)
+group = np.where(np.random.default_rng(0).random(len(X)) < 0.1, 1 - blob, blob)
 fair = FairHierarchicalClustering(n_clusters=4, h=16, k=2)
 labels = fair.fit_predict(X, sensitive_features=group)
 tree = fair.tree_  # the whole hierarchy
 """
-
-
-def _data(seed=0):
-    """Two blobs of 360 and 152 points; group membership mostly follows the blob."""
-    from sklearn.datasets import make_blobs
-
-    rng = np.random.default_rng(seed)
-    X, group = make_blobs([360, 152], random_state=seed)
-    flip = rng.random(len(X)) < 0.1
-    group[flip] = rng.choice(2, flip.sum(), p=(0.7, 0.3))
-    return X, group
 
 
 def _shares(labels, group):
@@ -41,8 +34,8 @@ def run():
     """Fit a plain and a fair hierarchy; compare the groups' shares per cluster."""
     from sklearn.cluster import AgglomerativeClustering
 
-    X, group = _data()
-    ns, raised = execute(CODE, {"X": X, "group": group})
+    ns, raised = execute(CODE)
+    X, group = ns["X"], ns["group"]
     fair = ns["fair"]
     plain = AgglomerativeClustering(n_clusters=4, linkage="average").fit(X)
     overall = group.mean()

@@ -18,7 +18,7 @@ from skpapers.utils._sklearn import Interval, _fit_context
 __all__ = ["FairHierarchicalClustering"]
 
 
-class FairHierarchicalClustering(DocLinkMixin, ClusterMixin, BaseEstimator):
+class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     """Fair hierarchical clustering with low Dasgupta cost.
 
     Builds a vanilla hierarchy (average linkage on a similarity), then makes it

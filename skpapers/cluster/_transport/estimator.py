@@ -34,7 +34,7 @@ _PLAN_WARN_ENTRIES = 100_000_000
 
 
 class TransportClustering(
-    DocLinkMixin, ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
+    ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, DocLinkMixin, BaseEstimator
 ):
     """Low-rank optimal transport by transport clustering (registration + GKMS).
 

@@ -23,7 +23,7 @@ from skpapers.utils._sklearn import _fit_context
 __all__ = ["UnlabeledPCA"]
 
 
-class UnlabeledPCA(DocLinkMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
+class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMixin, BaseEstimator):
     """Unlabeled PCA: a subspace from samples whose entries may be permuted.
 
     Each sample ``x_j`` (a row of ``X``) is a noisy copy of a point of an unknown

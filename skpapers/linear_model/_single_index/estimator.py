@@ -17,7 +17,7 @@ from skpapers.utils._sklearn import _fit_context
 __all__ = ["RobustSingleIndexRegressor"]
 
 
-class RobustSingleIndexRegressor(DocLinkMixin, RegressorMixin, BaseEstimator):
+class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
     """Robust single-index model regression with a known link.
 
     Fits ``y = f(<coef, x> + intercept) + noise`` when a fraction ``contamination``
