@@ -358,15 +358,20 @@ def cost_from_rows(tree, row_block):
         e = min(n, s + step)
         block = np.asarray(row_block(order[s:e], order), dtype=np.float64)  # a fresh array
         block[np.arange(e - s), np.arange(s, e)] = 0.0
-        cum = np.zeros((e - s, n + 1), dtype=np.float64)
-        np.cumsum(block, axis=1, out=cum[:, 1:])
-        np.cumsum(cum, axis=0, out=cum)
-        cum += running
+        np.cumsum(block, axis=1, out=block)  # row prefix sums, in place
         i0 = np.searchsorted(qa_sorted, s + 1, side="left")
         i1 = np.searchsorted(qa_sorted, e, side="right")
         sel = by_row[i0:i1]
-        vals[sel] = cum[qa[sel] - s - 1, qb[sel]]
-        running = cum[-1].copy()
+        if sel.shape[0]:
+            # P[a, b] = running[b] + sum of the block's first a - s rows over cols < b;
+            # only the queried columns are summed down the rows
+            cols, inv = np.unique(qb[sel], return_inverse=True)
+            sub = np.zeros((e - s, cols.shape[0]), dtype=np.float64)
+            nonzero = cols > 0
+            sub[:, nonzero] = block[:, cols[nonzero] - 1]
+            np.cumsum(sub, axis=0, out=sub)
+            vals[sel] = running[qb[sel]] + sub[qa[sel] - s - 1, inv]
+        running[1:] += block.sum(axis=0)
     m = internal.shape[0]
     weight = 0.5 * (vals[:m] - vals[m : 2 * m] + vals[2 * m : 3 * m] - vals[3 * m :])
     size = tree.size[internal].astype(np.float64)
