@@ -17,7 +17,10 @@ def stratified_subsample(X, sensitive_features, n_samples, *, random_state=None)
 
     As in the fair hierarchical clustering papers' code: every group but the
     largest gets ``ceil(n_samples * n_g / n)`` rows, the largest gets the rest
-    (for two groups: ``ceil(n B / (B + R))`` blue rows and the rest red).
+    (for two groups: ``ceil(n B / (B + R))`` blue rows and the rest red). When
+    rounding up many small groups would leave the largest a negative count,
+    the counts are the largest-remainder rounding of ``n_samples * n_g / n``
+    instead (they sum to ``n_samples``; a group may then get no row).
 
     Parameters
     ----------
@@ -65,6 +68,8 @@ def stratified_subsample(X, sensitive_features, n_samples, *, random_state=None)
     largest = int(np.argmax(counts))
     take[largest] = 0
     take[largest] = n_samples - take.sum()
+    if take[largest] < 0:  # rounding up many groups overshoots n_samples
+        take = _largest_remainder(n_samples, counts)
     picked = [
         rng.choice(np.flatnonzero(codes == g), size=int(m), replace=False)
         for g, m in enumerate(take)
@@ -77,3 +82,13 @@ def stratified_subsample(X, sensitive_features, n_samples, *, random_state=None)
     s = sensitive_features
     s_sub = s.iloc[indices] if hasattr(s, "iloc") else np.asarray(s)[indices]
     return X_sub, s_sub, indices
+
+
+def _largest_remainder(n_samples, counts):
+    """Integer counts summing to ``n_samples``, proportional to ``counts``."""
+    exact = n_samples * counts / counts.sum()
+    take = np.floor(exact).astype(int)
+    short = n_samples - int(take.sum())
+    order = np.lexsort((np.arange(counts.shape[0]), -(exact - take)))
+    take[order[:short]] += 1
+    return take

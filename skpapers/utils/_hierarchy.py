@@ -23,6 +23,7 @@ __all__ = [
     "encode_groups",
     "fairness_from_counts",
     "fairness_threshold",
+    "format_label",
     "group_counts",
 ]
 
@@ -357,15 +358,20 @@ def cost_from_rows(tree, row_block):
         e = min(n, s + step)
         block = np.asarray(row_block(order[s:e], order), dtype=np.float64)  # a fresh array
         block[np.arange(e - s), np.arange(s, e)] = 0.0
-        cum = np.zeros((e - s, n + 1), dtype=np.float64)
-        np.cumsum(block, axis=1, out=cum[:, 1:])
-        np.cumsum(cum, axis=0, out=cum)
-        cum += running
+        np.cumsum(block, axis=1, out=block)  # row prefix sums, in place
         i0 = np.searchsorted(qa_sorted, s + 1, side="left")
         i1 = np.searchsorted(qa_sorted, e, side="right")
         sel = by_row[i0:i1]
-        vals[sel] = cum[qa[sel] - s - 1, qb[sel]]
-        running = cum[-1].copy()
+        if sel.shape[0]:
+            # P[a, b] = running[b] + sum of the block's first a - s rows over cols < b;
+            # only the queried columns are summed down the rows
+            cols, inv = np.unique(qb[sel], return_inverse=True)
+            sub = np.zeros((e - s, cols.shape[0]), dtype=np.float64)
+            nonzero = cols > 0
+            sub[:, nonzero] = block[:, cols[nonzero] - 1]
+            np.cumsum(sub, axis=0, out=sub)
+            vals[sel] = running[qb[sel]] + sub[qa[sel] - s - 1, inv]
+        running[1:] += block.sum(axis=0)
     m = internal.shape[0]
     weight = 0.5 * (vals[:m] - vals[m : 2 * m] + vals[2 * m : 3 * m] - vals[3 * m :])
     size = tree.size[internal].astype(np.float64)
@@ -374,13 +380,19 @@ def cost_from_rows(tree, row_block):
     return float(np.dot(weight, size - par_size))
 
 
-def encode_groups(sensitive_features):
-    """Integer codes and sorted distinct labels of any hashable labels."""
-    values = np.asarray(getattr(sensitive_features, "to_numpy", lambda: sensitive_features)())
-    if values.ndim != 1:
-        raise ValueError(
-            f"sensitive_features must be 1-D, got an array of shape {values.shape}."
-        )
+def _plain(value):
+    """Return a label as the user wrote it (numpy scalars become Python scalars)."""
+    if isinstance(value, tuple):
+        return tuple(_plain(v) for v in value)
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def format_label(value):
+    """Return the ``repr`` of a label without numpy wrappers (``np.str_``)."""
+    return repr(_plain(value))
+
+
+def _encode_column(values):
     try:
         groups, codes = np.unique(values, return_inverse=True)
     except TypeError:  # mixed, unorderable labels: order by their repr
@@ -389,6 +401,83 @@ def encode_groups(sensitive_features):
         groups[:] = sorted(keys, key=repr)
         lookup = {v: i for i, v in enumerate(groups.tolist())}
         codes = np.asarray([lookup[v] for v in values.tolist()], dtype=np.intp)
+    return codes.reshape(-1).astype(np.intp), groups
+
+
+def encode_groups(sensitive_features, n_samples=None, index=None):
+    """Integer codes and sorted distinct labels of any hashable labels.
+
+    Parameters
+    ----------
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_columns)
+        Group labels; several columns (a 2-D array or a DataFrame) define
+        intersectional groups, one per distinct row (labels are tuples).
+    n_samples : int, default=None
+        Expected length (checked when given).
+    index : pandas Index, default=None
+        Index of a DataFrame ``X``: a pandas ``sensitive_features`` must have
+        the same index (it is never matched by position silently).
+
+    Returns
+    -------
+    codes : ndarray of shape (n_samples,)
+        Group code of every sample, ``0 .. n_groups - 1``.
+    groups : ndarray of shape (n_groups,)
+        Sorted distinct labels (tuples for several columns).
+    """
+    sf_index = getattr(sensitive_features, "index", None)
+    if index is not None and sf_index is not None and hasattr(sf_index, "equals"):
+        if len(sf_index) == len(index) and not sf_index.equals(index):
+            raise ValueError(
+                "sensitive_features has a pandas index different from X's index; "
+                "align it (e.g. s.loc[X.index] or s.reindex(X.index)) or pass "
+                "s.to_numpy() to match rows by position."
+            )
+    if hasattr(sensitive_features, "to_numpy"):
+        values = sensitive_features.to_numpy()
+    else:
+        values = np.asarray(sensitive_features, dtype=object)
+        if values.ndim > 0 and values.dtype == object:
+            try:  # keep a homogeneous numeric or string array typed
+                typed = np.asarray(sensitive_features)
+            except ValueError:
+                typed = values
+            mixed = typed.dtype.kind in "US" and not all(
+                isinstance(v, str) for v in values.ravel().tolist()
+            )  # numpy would turn 1 into '1': keep the labels as written
+            values = typed if typed.shape == values.shape and not mixed else values
+    if values.ndim not in (1, 2) or (values.ndim == 2 and values.shape[1] == 0):
+        raise ValueError(
+            "sensitive_features must be 1-D (one label per sample) or 2-D (one "
+            f"column per attribute); got an array of shape {values.shape}."
+        )
+    if n_samples is not None and values.shape[0] != n_samples:
+        raise ValueError(
+            f"sensitive_features has {values.shape[0]} entries but X has "
+            f"n_samples = {n_samples}."
+        )
+    import pandas as pd  # a dependency; imported here to keep this module light
+
+    missing = np.asarray(pd.isna(values))
+    if missing.ndim == 2:
+        missing = missing.any(axis=1)
+    if np.any(missing):
+        where = np.flatnonzero(missing)
+        first = ", ".join(str(int(i)) for i in where[:5])
+        raise ValueError(
+            f"sensitive_features has {where.shape[0]} missing labels (NaN, None or "
+            f"pd.NA), first at positions {first}. Give every sample a group, e.g. "
+            "an explicit 'unknown' label."
+        )
+    if values.ndim == 1:
+        return _encode_column(values)
+    columns = [_encode_column(values[:, j]) for j in range(values.shape[1])]
+    stacked = np.stack([c for c, _ in columns], axis=1)
+    rows, codes = np.unique(stacked, axis=0, return_inverse=True)
+    groups = np.empty(rows.shape[0], dtype=object)
+    groups[:] = [
+        tuple(_plain(columns[j][1][r[j]]) for j in range(len(columns))) for r in rows
+    ]
     return codes.reshape(-1).astype(np.intp), groups
 
 

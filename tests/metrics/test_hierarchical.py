@@ -212,3 +212,17 @@ def test_negative_or_complex_similarity_is_rejected():
         dasgupta_cost(sparse.csr_array(S_neg), Z)
     with pytest.raises(TypeError, match="complex"):
         dasgupta_cost(S + 1j, Z)
+
+
+@pytest.mark.parametrize("n_samples", [5, 6, 7, 9, 11, 23])
+def test_stratified_subsample_many_small_groups_sums_to_n_samples(n_samples):
+    # five equal groups: rounding every group but the largest up would give
+    # the largest a negative count; the counts must still sum to n_samples
+    X = np.arange(100).reshape(50, 2)
+    s = np.repeat(list("abcde"), 10)
+    X_sub, s_sub, idx = stratified_subsample(X, s, n_samples, random_state=0)
+    assert idx.shape[0] == n_samples == np.unique(idx).shape[0]
+    counts = np.unique(s_sub, return_counts=True)[1]
+    assert counts.sum() == n_samples
+    assert np.all(counts <= np.ceil(n_samples / 5))
+    np.testing.assert_array_equal(X_sub, X[idx])

@@ -3,15 +3,18 @@
 """Fair, low-cost hierarchical clustering (Knittel, Springer, Dickerson, Hajiaghayi)."""
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils.validation import validate_data
 
 from skpapers.cluster._fair_hierarchical.solver import (
+    DEFAULT_MAX_DENSE_ENTRIES,
     PARAMETER_CONSTRAINTS,
     fair_hierarchical_tree,
 )
+from skpapers.utils._hierarchy import encode_groups
 from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import Interval, _fit_context
 
@@ -68,9 +71,19 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     max_split_iter : int, default=None
         Cap on the moves of one SplitRoot call; ``None``: ``10 h ceil(log2 n)``.
         A ConvergenceWarning is emitted when a call hits the cap.
+    max_dense_entries : int or None, default=1_000_000_000
+        Largest condensed distance matrix (``n (n - 1) / 2`` float64 entries)
+        the base linkage may allocate; ``fit`` raises a ValueError before
+        allocating beyond it. The default (8 GB) admits up to about 44,700
+        samples, all of Adult (30,162 samples, 3.6 GB) included, on a 24 GB
+        machine. ``None``: no limit. Not used when ``linkage`` is a matrix.
     random_state : int, RandomState instance or None, default=None
         Tie-breaking between equal sizes or proportions; ``None`` breaks ties
         by node id (deterministic).
+    verbose : int, default=0
+        0 silent; 1 one line per stage (base linkage, fairness passes, cost)
+        on the ``skpapers.fair_hierarchical`` logger; 2 also progress lines
+        of the fairness passes.
 
     Attributes
     ----------
@@ -83,8 +96,13 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         Binarised scipy linkage of ``tree_`` (height = cluster size, monotone).
     children_ : ndarray of shape (n_samples - 1, 2)
         The merges of ``linkage_matrix_``, as in AgglomerativeClustering.
+    merge_sizes_ : ndarray of shape (n_samples - 1,)
+        Height of every merge of ``linkage_matrix_`` (``[:, 2]``): the size of
+        the k-ary cluster the merge belongs to, not a distance.
     distances_ : ndarray of shape (n_samples - 1,)
-        Merge heights ``linkage_matrix_[:, 2]``.
+        Deprecated alias of ``merge_sizes_`` (it never held distances, unlike
+        ``AgglomerativeClustering.distances_``); reading it emits a
+        FutureWarning. It will be removed in the next release.
     labels_ : ndarray of shape (n_samples,)
         Flat cluster labels ``0 .. n_clusters_ - 1``.
     cost_ : float
@@ -98,9 +116,11 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         and evaluated.
     fairness_violation_ : float
         Max over clusters of ``tree_`` of at least ``fairness_threshold_``
-        samples of max over groups of ``|p_l(C) - c_l|``.
+        samples of max over groups of ``|p_l(C) - c_l|``. NaN when fitted
+        without ``sensitive_features`` (nothing was measured).
     min_balance_ : float
-        Min over the same clusters of min over groups of ``p_l(C) / c_l``.
+        Min over the same clusters of min over groups of ``p_l(C) / c_l``;
+        NaN when fitted without ``sensitive_features``.
     groups_ : ndarray of shape (n_groups,)
         Sorted distinct group labels.
     group_proportions_ : ndarray of shape (n_groups,)
@@ -219,7 +239,9 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         linkage="average",
         similarity="inverse_distance",
         max_split_iter=None,
+        max_dense_entries=DEFAULT_MAX_DENSE_ENTRIES,
         random_state=None,
+        verbose=0,
     ):
         self.n_clusters = n_clusters
         self.method = method
@@ -230,7 +252,9 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         self.linkage = linkage
         self.similarity = similarity
         self.max_split_iter = max_split_iter
+        self.max_dense_entries = max_dense_entries
         self.random_state = random_state
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None, *, sensitive_features=None):
@@ -244,10 +268,16 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
             (sparse input only then).
         y : Ignored
             Not used, present for API consistency.
-        sensitive_features : array-like of shape (n_samples,), default=None
+        sensitive_features : array-like of shape (n_samples,) or \
+                (n_samples, n_columns), default=None
             Protected group of every sample (any hashable labels, pandas Series
-            included). ``None`` or a single distinct value: the vanilla tree is
-            fitted, with a SensitiveFeaturesWarning.
+            included). Several columns (a 2-D array or a DataFrame) define
+            intersectional groups, one per distinct combination. Missing
+            labels (NaN, None, ``pd.NA``) raise a ValueError; a pandas object
+            whose index differs from a DataFrame ``X``'s index raises too.
+            ``None`` or a single distinct value: the vanilla tree is fitted,
+            with a SensitiveFeaturesWarning (without sensitive features the
+            fairness attributes are NaN).
 
         Returns
         -------
@@ -255,6 +285,8 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
             Fitted estimator.
         """
         precomputed = self.similarity == "precomputed"
+        if sensitive_features is not None and hasattr(X, "columns"):
+            encode_groups(sensitive_features, index=X.index)  # rows matched by index
         X = validate_data(
             self,
             X,
@@ -279,10 +311,23 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         self.n_leaves_ = n
         self.linkage_matrix_ = self.tree_.to_linkage()
         self.children_ = self.linkage_matrix_[:, :2].astype(np.intp)
-        self.distances_ = self.linkage_matrix_[:, 2].copy()
+        self.merge_sizes_ = self.linkage_matrix_[:, 2].copy()
         self.labels_ = self.tree_.cut(n_clusters=self.n_clusters)
         self.n_clusters_ = int(self.labels_.max()) + 1
         return self
+
+    @property
+    def distances_(self):
+        """Deprecated alias of ``merge_sizes_`` (cluster sizes, not distances)."""
+        warnings.warn(
+            "FairHierarchicalClustering.distances_ is deprecated and will be removed "
+            "in the next release: it holds cluster sizes (the merge heights of "
+            "linkage_matrix_), not merge distances as in AgglomerativeClustering. "
+            "Use merge_sizes_.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.merge_sizes_
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -37,7 +37,10 @@ from skpapers.utils._hierarchy import (
     encode_groups,
     fairness_from_counts,
     fairness_threshold,
+    format_label,
 )
+from skpapers.utils._memory import check_dense_budget
+from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
 __all__ = ["FairHierarchyResult", "fair_hierarchical_tree"]
@@ -51,8 +54,16 @@ PARAMETER_CONSTRAINTS = {
     "linkage": [StrOptions({"average", "complete", "single"}), "array-like"],
     "similarity": [StrOptions({"inverse_distance", "rbf", "precomputed"})],
     "max_split_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    "max_dense_entries": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "random_state": ["random_state"],
+    "verbose": ["verbose"],
 }
+
+# The base linkage needs one float64 condensed distance matrix, n(n-1)/2
+# entries. 1e9 entries (8 GB) fits a 24 GB machine with room for the rest of
+# the process and admits n up to about 44,700 samples: all of Adult (n = 30,162,
+# 4.5e8 entries, 3.6 GB) runs with the default.
+DEFAULT_MAX_DENSE_ENTRIES = 1_000_000_000
 
 
 @dataclass(frozen=True)
@@ -72,9 +83,11 @@ class FairHierarchyResult:
         and evaluated.
     fairness_violation : float
         Max over clusters of at least ``fairness_threshold`` samples of max over
-        groups of ``|p_l(C) - c_l|``.
+        groups of ``|p_l(C) - c_l|``; NaN without ``sensitive_features`` (not
+        measured).
     min_balance : float
-        Min over the same clusters of min over groups of ``p_l(C) / c_l``.
+        Min over the same clusters of min over groups of ``p_l(C) / c_l``; NaN
+        without ``sensitive_features``.
     groups : ndarray of shape (n_groups,)
         Sorted distinct group labels.
     group_proportions : ndarray of shape (n_groups,)
@@ -138,15 +151,11 @@ def check_input(X, similarity):
     return X
 
 
-def _groups(sensitive_features, n):
+def _groups(sensitive_features, n, index=None):
     if sensitive_features is None:
         codes, groups = np.zeros(n, dtype=np.intp), np.asarray([None], dtype=object)
     else:
-        codes, groups = encode_groups(sensitive_features)
-        if codes.shape[0] != n:
-            raise ValueError(
-                f"sensitive_features has {codes.shape[0]} entries but X has n_samples = {n}."
-            )
+        codes, groups = encode_groups(sensitive_features, n_samples=n, index=index)
     if groups.shape[0] < 2:
         warnings.warn(
             "sensitive_features is None or holds a single group: fitting the "
@@ -157,8 +166,16 @@ def _groups(sensitive_features, n):
     return codes, groups
 
 
-def _base_tree(X, n, linkage, similarity):
+def _base_tree(X, n, linkage, similarity, max_dense_entries):
     if isinstance(linkage, str):
+        check_dense_budget(
+            n * (n - 1) // 2,
+            max_dense_entries,
+            f"The condensed distance matrix of the base linkage (n_samples = {n})",
+            "Pass a subsample (skpapers.datasets.stratified_subsample), your own "
+            "linkage matrix as linkage=, or raise max_dense_entries if the memory "
+            "is there.",
+        )
         return as_hierarchy(base_linkage(condensed_distance(X, similarity), linkage))
     Z = np.array(linkage, dtype=np.float64)
     if Z.ndim != 2 or Z.shape != (n - 1, 4):
@@ -189,7 +206,9 @@ def fair_hierarchical_tree(
     linkage="average",
     similarity="inverse_distance",
     max_split_iter=None,
+    max_dense_entries=DEFAULT_MAX_DENSE_ENTRIES,
     random_state=None,
+    verbose=0,
 ):
     """Fair, low-cost hierarchy of the samples for protected groups.
 
@@ -206,9 +225,13 @@ def fair_hierarchical_tree(
             (n_samples, n_samples)
         Samples, or a symmetric non-negative similarity if
         ``similarity="precomputed"`` (sparse input only then).
-    sensitive_features : array-like of shape (n_samples,), default=None
-        Protected group of every sample. ``None`` or a single group: the
-        vanilla tree, with a :class:`~skpapers.exceptions.SensitiveFeaturesWarning`.
+    sensitive_features : array-like of shape (n_samples,) or \
+            (n_samples, n_columns), default=None
+        Protected group of every sample; several columns (a 2-D array or a
+        DataFrame) define intersectional groups. Missing labels raise a
+        ValueError. ``None`` or a single group: the vanilla tree, with a
+        :class:`~skpapers.exceptions.SensitiveFeaturesWarning` (then the
+        fairness fields of the result are NaN: nothing was measured).
     method : {"polylog", "reduction"}, default="polylog"
         The fairness algorithm.
     h : int, default=4
@@ -228,8 +251,16 @@ def fair_hierarchical_tree(
         The similarity scored by Dasgupta's cost.
     max_split_iter : int, default=None
         Cap on the moves of one SplitRoot call; ``None``: ``10 h ceil(log2 n)``.
+    max_dense_entries : int or None, default=1_000_000_000
+        Largest condensed distance matrix (``n (n - 1) / 2`` float64 entries)
+        the base linkage may allocate; a ValueError is raised before allocating
+        beyond it. ``None``: no limit.
     random_state : int, RandomState instance or None, default=None
         Tie-breaking between equal sizes or proportions.
+    verbose : int, default=0
+        0 silent; 1 one line per stage (base linkage, fairness passes, cost)
+        on the ``skpapers.fair_hierarchical`` logger; 2 also progress lines of
+        the fairness passes.
 
     Returns
     -------
@@ -257,21 +288,24 @@ def fair_hierarchical_tree(
     >>> bool(result.fairness_violation < 0.25)
     True
     """
+    progress = Progress("fair_hierarchical", verbose)
     precomputed = similarity == "precomputed"
+    index = getattr(X, "index", None) if hasattr(X, "columns") else None
     X = check_array(X, accept_sparse=("csr", "csc") if precomputed else False, dtype=np.float64)
     X = check_input(X, similarity)
     n = X.shape[0]
     eps = resolve_epsilon(method, h, k, epsilon, c, n)
-    codes, groups = _groups(sensitive_features, n)
+    codes, groups = _groups(sensitive_features, n, index)
     n_groups = groups.shape[0]
     counts = np.bincount(codes, minlength=n_groups)
     threshold = fairness_threshold(h, eps)
     if n_groups >= 2:
         small = counts < h
         if np.any(small):
+            g = int(np.flatnonzero(small)[np.argmin(counts[small])])
             raise ValueError(
                 f"Every group needs at least h = {h} samples; group "
-                f"{groups[np.argmax(small)]!r} has {counts[small].min()}."
+                f"{format_label(groups[g])} has {counts[g]}."
             )
         if np.any(counts < 1 / eps):
             warnings.warn(
@@ -282,10 +316,13 @@ def fair_hierarchical_tree(
                 stacklevel=3,
             )
 
-    base = _base_tree(X, n, linkage, similarity)
+    progress.stage(f"base tree ({linkage if isinstance(linkage, str) else 'given'} linkage)")
+    base = _base_tree(X, n, linkage, similarity, max_dense_entries)
     rows = similarity_rows(X, similarity)
+    progress.stage("cost of the base tree")
     base_cost = cost_from_rows(base, rows)
     if n_groups >= 2:
+        progress.stage(f"fairness passes ({method}, {n_groups} groups)")
         rng = None if random_state is None else check_random_state(random_state)
         gen = None if rng is None else np.random.default_rng(rng.randint(2**31 - 1))
         work = WorkTree(base, codes, n_groups, rng=gen)
@@ -293,7 +330,7 @@ def fair_hierarchical_tree(
             max_iter = max_split_iter
             if max_iter is None:
                 max_iter = 10 * h * math.ceil(math.log2(n))
-            make_fair(work, h, k, eps, max_iter)
+            make_fair(work, h, k, eps, max_iter, progress=progress)
             if work.split_capped:
                 warnings.warn(
                     f"SplitRoot hit max_split_iter = {max_iter} moves in "
@@ -305,13 +342,17 @@ def fair_hierarchical_tree(
         else:
             rebalance_tree(work)
             refine_rebalance_tree(work, eps)
-            fair_hc(work, h, k)
+            fair_hc(work, h, k, progress=progress)
         tree = work.to_hierarchy()
+        progress.stage("cost of the fair tree")
         cost = cost_from_rows(tree, rows)
     else:
         tree = WorkTree(base, codes, 1).to_hierarchy()
         cost = base_cost
     fair = fairness_from_counts(tree.group_counts, threshold)
+    if sensitive_features is None:  # nothing measured: claim nothing
+        fair = {"violation": float("nan"), "min_balance": float("nan")}
+    progress.stage("done")
     result = FairHierarchyResult(
         cost=cost,
         base_cost=base_cost,

@@ -407,13 +407,14 @@ def fold_balanced(t, r, k, refine=True, slack=0.0):
         t.par[c] = r
 
 
-def make_fair(t, h, k, eps, max_iter):
+def make_fair(t, h, k, eps, max_iter, progress=None):
     """MakeFair [NeurIPS23]: SplitRoot then stride folding, top-down on a work stack.
 
     Nodes smaller than ``max(h, ceil(1 / (2 eps)))`` are left unchanged.
     """
     threshold = fairness_threshold(h, eps)
     stack = [t.root]
+    done = 0
     while stack:
         r = stack.pop()
         if t.sz[r] < threshold or not t.ch[r]:
@@ -421,6 +422,11 @@ def make_fair(t, h, k, eps, max_iter):
         split_root(t, r, h, eps, max_iter)
         fold_balanced(t, r, k)
         stack.extend(t.ch[r])
+        done += 1
+        if progress is not None:
+            progress.iteration(f"MakeFair: {done} clusters made fair, {len(stack)} to visit")
+    if progress is not None:
+        progress.iteration(f"MakeFair: {done} clusters made fair (done)", force=True)
 
 
 def rebalance_tree(t):
@@ -476,7 +482,7 @@ def refine_rebalance_tree(t, eps):
         stack.extend(t.ch[r])
 
 
-def fair_hc(t, h, k):
+def fair_hc(t, h, k, progress=None):
     """FairHC [ICML23]: level abstraction to depth log2(h), stride folding, top-down."""
     levels = int(round(math.log2(h)))
     stack = [t.root]
@@ -487,3 +493,7 @@ def fair_hc(t, h, k):
         t.level_abstract(r, levels)
         fold_balanced(t, r, k)
         stack.extend(t.ch[r])
+        if progress is not None:
+            progress.iteration(f"FairHC: {len(stack)} clusters to visit")
+    if progress is not None:
+        progress.iteration("FairHC: done", force=True)
