@@ -17,6 +17,7 @@ from skpapers.linear_model import RobustSingleIndexRegressor
 from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
 from skpapers.linear_model._single_index.robust_statistics import (
     _shell_weights,
+    duplicate_mask,
     huber_clip,
     mp_edge,
     robust_mean,
@@ -369,7 +370,9 @@ def test_robust_score_is_negated_trimmed_mse():
     X, y, coef, outliers = _data("gelu", 0.1, "labels", 0)
     est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
     r = y - est.predict(X)
-    k = int(np.ceil(0.9 * len(y)))
+    # contamination="auto" trims at the estimated fraction contamination_
+    assert 0.08 <= est.contamination_ <= 0.2
+    k = int(np.ceil((1 - est.contamination_) * len(y)))
     assert_allclose(est.robust_score(X, y), -np.sort(r**2)[:k].mean())
     assert_allclose(trimmed_mse(r, 0.0), np.mean(r**2))
     # what R^2 hides: on the contaminated rows it prefers the non-robust fit (10x the
@@ -468,7 +471,9 @@ def test_small_and_wide_data_degrade_gracefully():
     rng = np.random.RandomState(0)
     X = rng.standard_normal((8, 30))
     y = np.tanh(X[:, 0]) + 0.01 * rng.standard_normal(8)
-    est = RobustSingleIndexRegressor("tanh", random_state=0, max_iter=500).fit(X, y)
+    est = RobustSingleIndexRegressor(
+        "tanh", contamination=0.1, random_state=0, max_iter=500
+    ).fit(X, y)
     assert est.inlier_mask_.all()  # contamination * n < 1: no filtering
     assert_allclose(est.whitening_, np.diag(np.diag(est.whitening_)))  # 'auto' -> 'diag'
     assert np.all(np.isfinite(est.predict(X)))
@@ -519,3 +524,92 @@ def test_fit_link_scale_recovers_a_known_scale_and_rejects_bad_input():
         fit_link_scale(index[:10], y, "tanh")
     with pytest.raises(ValueError, match="contamination"):
         fit_link_scale(index, y, "tanh", contamination=0.5)
+
+
+# --- unknown contamination, planted clusters, covariance-aware hijacks ---
+
+FRESH = (10,)
+
+
+def _oracle_and_ours(link, eps, attack, seed, n=3000, d=20, cond=1.0, **params):
+    """Errors of the oracle (clean rows, started at the truth) and of the estimator.
+
+    Errors are in the covariance metric ||Sigma^(1/2) (coef - beta*)|| of the clean rows.
+    """
+    X, y, coef, out = make_contaminated_sim(
+        n, d, link, (2.5, 0.5), eps, attack, random_state=seed, condition_number=cond
+    )
+    evals, evecs = np.linalg.eigh(np.cov(X[~out], rowvar=False))
+    root = (evecs * np.sqrt(evals)) @ evecs.T
+    oracle = RobustSingleIndexRegressor(
+        link, contamination=0, aggregator="mean", init=coef,
+        whiten=None if cond == 1.0 else "trimmed",
+    ).fit(X[~out], y[~out])
+    est = RobustSingleIndexRegressor(link, random_state=seed, **params).fit(X, y)
+    return (float(np.linalg.norm(root @ (oracle.coef_ - coef))),
+            float(np.linalg.norm(root @ (est.coef_ - coef))))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    "attack", ["saturate", "cluster", "spread_hijack", "subclip", "second_index"]
+)
+def test_unknown_contamination_within_twice_the_oracle(attack):
+    # default contamination="auto": no hint about eps, which goes up to 0.2. Saturated
+    # rows at eps = 0.2 still reach 2.5-4x the oracle (a documented limitation): there
+    # the test stops at eps = 0.1
+    for eps in (0.05, 0.1) if attack == "saturate" else (0.05, 0.1, 0.2):
+        for seed in FRESH:
+            oracle, ours = _oracle_and_ours("gelu", eps, attack, seed)
+            assert ours <= 2 * oracle, (attack, eps, seed, ours, oracle)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_understated_contamination_breaks_where_auto_does_not():
+    # saturated rows at eps = 0.2: contamination=0.1 gives the wrong direction
+    _, under = _oracle_and_ours("gelu", 0.2, "saturate", 10, n=6000, contamination=0.1)
+    _, auto = _oracle_and_ours("gelu", 0.2, "saturate", 10, n=6000)
+    assert under > 3 * auto and auto < 0.15, (under, auto)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("d", [20, 50])
+def test_planted_cluster_within_twice_the_oracle(d):
+    for eps in (0.05, 0.2):
+        for params in ({}, {"contamination": 0.1}):
+            oracle, ours = _oracle_and_ours("gelu", eps, "cluster", 12, n=4000, d=d, **params)
+            assert ours <= 2 * oracle, (d, eps, params, ours, oracle)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("attack", ["hijack", "spread_hijack"])
+def test_covariance_aware_hijack_within_twice_the_oracle(attack):
+    # condition number 1e3, outliers along the weakest direction (whitened coordinates)
+    for eps in (0.05, 0.1, 0.2):
+        oracle, ours = _oracle_and_ours("gelu", eps, attack, 13, cond=1e3)
+        assert ours <= 2 * oracle, (attack, eps, ours, oracle)
+
+
+def test_duplicate_mask_keeps_clean_rows_and_one_row_per_cluster():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((20_000, 8))
+    assert not duplicate_mask(X, np.random.RandomState(1)).any()
+    X[:300] = X[0]  # exact copies
+    X[300:600] = X[300] + 1e-7 * rng.standard_normal((300, 8))  # a very tight cluster
+    X[600:603] = X[600]  # three copies: below the minimal cluster size
+    drop = duplicate_mask(X, np.random.RandomState(1))
+    assert drop[1:300].all() and not drop[0]
+    assert drop[300:600].sum() >= 290
+    assert not drop[600:].any()
+
+
+def test_contamination_estimate_and_auto_costs_nothing_on_clean_data():
+    X, y, coef, _ = make_contaminated_sim(3000, 20, "gelu", 0.5, 0.0, None, random_state=14)
+    auto = RobustSingleIndexRegressor(random_state=0).fit(X, y)
+    plain = RobustSingleIndexRegressor(contamination=0, random_state=0).fit(X, y)
+    assert auto.contamination_ < 0.03
+    assert np.linalg.norm(auto.coef_ - coef) <= 1.2 * np.linalg.norm(plain.coef_ - coef)
+    X, y, coef, out = make_contaminated_sim(3000, 20, "gelu", 0.5, 0.15, "labels",
+                                            random_state=14)
+    est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
+    assert 0.12 <= est.contamination_ <= 0.2  # label rows that happen to fit stay
