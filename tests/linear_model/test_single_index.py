@@ -3,6 +3,7 @@
 """Tests of RobustSingleIndexRegressor: recovery bounds under attacks, constants, API."""
 
 import functools
+import logging
 import warnings
 
 import numpy as np
@@ -233,18 +234,18 @@ def test_mcd_and_diag_whitening_recover():
             assert est.whitening_.shape == (5, 5) and est.location_.shape == (5,)
 
 
-def test_inlier_mask_keeps_inliers_and_drops_some_hijackers():
+def test_covariate_mask_keeps_inliers_and_drops_some_hijackers():
     X, y, _, outliers = _data("gelu", 0.1, "hijack", 0)
     est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
-    mask = est.inlier_mask_
+    mask = est.covariate_mask_
     assert mask.shape == (2000,) and mask.dtype == bool
     assert mask[~outliers].mean() > 0.97
     # without whitening (the theory's setting) the filter drops some hijack rows and only
     # a few inliers (the thin-shell step removes the chi-square tail: 4 of 1800 here)
-    raw = RobustSingleIndexRegressor(whiten=None, random_state=0).fit(X, y).inlier_mask_
+    raw = RobustSingleIndexRegressor(whiten=None, random_state=0).fit(X, y).covariate_mask_
     assert (~raw[outliers]).sum() > 10 and (~raw[~outliers]).mean() < 0.01
     none = RobustSingleIndexRegressor(contamination=0).fit(X, y)
-    assert none.inlier_mask_.all()
+    assert none.covariate_mask_.all()
 
 
 def test_shell_step_removes_squeezed_rows_within_budget():
@@ -384,12 +385,27 @@ def test_robust_score_is_negated_trimmed_mse():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_verbose_prints_stages_and_losses(capsys):
+def test_verbose_logs_stages_iterations_and_stopping_reason(caplog, capsys):
     X, y, _, _ = _data("gelu", 0.05, "labels", 0)
-    RobustSingleIndexRegressor(verbose=1, max_iter=5, random_state=0).fit(X, y)
-    out = capsys.readouterr().out
-    for stage in ("whitening", "covariate filter", "spectral", "1-D fit", "iter    1"):
-        assert stage in out
+    with caplog.at_level(logging.INFO, logger="skpapers.single_index"):
+        RobustSingleIndexRegressor(verbose=2, max_iter=5, random_state=0).fit(X, y)
+    lines = [r.getMessage() for r in caplog.records if r.name == "skpapers.single_index"]
+    assert lines[0].startswith("fit started: 2000 rows x 20 features")
+    text = "\n".join(lines)
+    for stage in ("whitening", "covariate filter", "spectral start", "1-D fit",
+                  "iteration 1: trimmed MSE", "gradient descent: 5 iterations, max_iter",
+                  "residual refit on"):
+        assert stage in text, stage
+    assert "print" not in capsys.readouterr().out and capsys.readouterr().out == ""
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="skpapers.single_index"):
+        RobustSingleIndexRegressor(verbose=1, max_iter=5, random_state=0).fit(X, y)
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "whitening" in text and "iteration 1" not in text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="skpapers.single_index"):
+        RobustSingleIndexRegressor(max_iter=5, random_state=0).fit(X, y)
+    assert not caplog.records
 
 
 def test_float32_and_deterministic():
@@ -474,7 +490,7 @@ def test_small_and_wide_data_degrade_gracefully():
     est = RobustSingleIndexRegressor(
         "tanh", contamination=0.1, random_state=0, max_iter=500
     ).fit(X, y)
-    assert est.inlier_mask_.all()  # contamination * n < 1: no filtering
+    assert est.covariate_mask_.all()  # contamination * n < 1: no filtering
     assert_allclose(est.whitening_, np.diag(np.diag(est.whitening_)))  # 'auto' -> 'diag'
     assert np.all(np.isfinite(est.predict(X)))
 
@@ -613,3 +629,12 @@ def test_contamination_estimate_and_auto_costs_nothing_on_clean_data():
                                             random_state=14)
     est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
     assert 0.12 <= est.contamination_ <= 0.2  # label rows that happen to fit stay
+
+
+def test_inlier_mask_is_a_deprecated_alias():
+    X, y, _, _ = _data("gelu", 0.05, "labels", 0)
+    est = RobustSingleIndexRegressor(max_iter=0, random_state=0).fit(X, y)
+    with pytest.warns(FutureWarning, match="covariate_mask_"):
+        mask = est.inlier_mask_
+    assert_array_equal(mask, est.covariate_mask_)
+    assert not hasattr(RobustSingleIndexRegressor(), "inlier_mask_")

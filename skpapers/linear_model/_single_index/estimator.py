@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Robust single-index model regression (Das, Chatterjee and Batra, ICML 2026)."""
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -83,7 +85,11 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
         Seeds the power iterations, the Lanczos start vectors, MCD and the
         median-of-means blocks.
     verbose : int, default=0
-        Print the stages and the loss per iteration.
+        0 silent; 1 one line per stage (fit start, whitening, covariate
+        filter, spectral start, 1-D fit) with the elapsed seconds; 2 also the
+        trimmed loss during gradient descent (at most one line every 2 s) and
+        why each descent stopped (converged, plateau, max_iter). Lines go to
+        the logger ``skpapers.single_index``.
 
     Attributes
     ----------
@@ -95,9 +101,13 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
         The coefficient after initialisation (before gradient descent).
     n_iter_ : int
         Gradient iterations run.
+    covariate_mask_ : ndarray of shape (n_samples,), dtype=bool
+        Rows kept by the covariate filter (and not dropped as copies in a
+        planted cluster). Not an outlier detector: the filter only bounds the
+        spectral mass of the outliers, many may remain.
     inlier_mask_ : ndarray of shape (n_samples,), dtype=bool
-        Rows kept by the covariate filter. Not an outlier detector: the filter
-        only bounds the spectral mass of the outliers, many may remain.
+        Deprecated alias of ``covariate_mask_`` (a ``FutureWarning`` on
+        access); it will be removed in the next release.
     location_ : ndarray of shape (n_features,)
         Robust location mu of X.
     whitening_ : ndarray of shape (n_features, n_features)
@@ -240,13 +250,28 @@ class RobustSingleIndexRegressor(RegressorMixin, BaseEstimator):
         self.intercept_ = intercept
         self.init_coef_ = result.init_coef
         self.n_iter_ = result.n_iter
-        self.inlier_mask_ = result.covariate_mask
+        self.covariate_mask_ = result.covariate_mask
         self.location_ = result.location
         self.whitening_ = result.whitening
         self.esc_constant_ = result.esc_constant
         self.link_ = result.link
         self.contamination_ = result.contamination
         return self
+
+    @property
+    def inlier_mask_(self):
+        """Deprecated alias of ``covariate_mask_``."""
+        if "covariate_mask_" not in vars(self):
+            raise AttributeError("'RobustSingleIndexRegressor' object has no attribute "
+                                 "'inlier_mask_' (not fitted)")
+        warnings.warn(
+            "inlier_mask_ is deprecated and will be removed in the next release: it "
+            "holds the rows kept by the covariate filter, not detected inliers; use "
+            "covariate_mask_.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.covariate_mask_
 
     def _decision(self, X):
         check_is_fitted(self)

@@ -29,6 +29,7 @@ from skpapers.linear_model._single_index.robust_statistics import (
     trimmed_mse,
 )
 from skpapers.utils._links import LINK_NAMES, Link, _phi, resolve_link
+from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
 __all__ = ["RobustSingleIndexResult", "fit_link_scale", "robust_single_index"]
@@ -154,11 +155,10 @@ def _spectral_candidates(Z, y, clip, init, eps, rng, verbose):
         (lam_max, u_max), (lam_min, u_min) = top[0], bottom[0]
         bulk = float(h.mean())
         top_side = lam_max - bulk >= bulk - lam_min
-        if verbose:
-            print(
-                f"[RobustSIM] spectral: lambda_max={lam_max:.4g}, lambda_min={lam_min:.4g}, "
-                f"bulk={bulk:.4g}, ESC side: {'top' if top_side else 'bottom'} eigenvector"
-            )
+        verbose.stage(
+            f"spectral start: lambda_max={lam_max:.4g}, lambda_min={lam_min:.4g}, "
+            f"bulk={bulk:.4g}, ESC side: {'top' if top_side else 'bottom'} eigenvector"
+        )
         if init == "spectral":
             candidates.append(u_max if top_side else u_min)
         else:
@@ -235,7 +235,7 @@ def _gradient_whitener(link, theta, b, psi2):
 
 def _robust_gd(
     Z, y, theta, b, link, *, eps, aggregator, learning_rate, max_iter, tol, fit_intercept,
-    location_z, rng, verbose, patience=10, warn=True, clip=None,
+    location_z, rng, verbose, patience=10, warn=True, clip=None, label="gradient descent",
 ):
     """Robust gradient descent on the trimmed squared loss (section 5.4).
 
@@ -250,6 +250,7 @@ def _robust_gd(
     since_best, shrink, base, n_iter = 0, 1.0, None, 0
     state = {}
     improving = False
+    reason = "max_iter reached"
     for it in range(max_iter):
         if base is None or (learning_rate == "auto" and it % 10 == 0):
             if learning_rate == "auto":
@@ -275,6 +276,7 @@ def _robust_gd(
         g_b = g[d] if fit_intercept else 0.0
         g_norm = float(np.sqrt(g_theta @ g_theta + g_b * g_b))
         if not (np.isfinite(g_norm) and g_norm > 0):
+            reason = "converged (zero gradient)"
             break
         accepted = False
         for _ in range(11):
@@ -289,6 +291,7 @@ def _robust_gd(
                 break
             shrink *= 0.5
         if not accepted:
+            reason = "stopped (no step decreased the loss)"
             break
         step = eta * g_norm
         theta, b, s, n_iter = theta_new, b_new, s_new, it + 1
@@ -297,11 +300,16 @@ def _robust_gd(
             best = (loss_new, theta, b)
         since_best = 0 if improving else since_best + 1
         loss = loss_new
-        if verbose:
-            print(f"[RobustSIM] iter {n_iter:4d}  trimmed MSE {loss:.6g}  step {step:.3g}")
-        if step <= tol * max(1.0, float(np.linalg.norm(theta))) or since_best >= patience:
-            improving = False
+        verbose.iteration(f"iteration {n_iter}: trimmed MSE {loss:.6g}, step {step:.3g}")
+        if step <= tol * max(1.0, float(np.linalg.norm(theta))):
+            improving, reason = False, "converged (step below tol)"
             break
+        if since_best >= patience:
+            improving, reason = False, f"plateau (no new best loss in {patience} iterations)"
+            break
+    verbose.iteration(
+        f"{label}: {n_iter} iterations, {reason}; best trimmed MSE {best[0]:.6g}", force=True
+    )
     if warn and improving and n_iter == max_iter and max_iter > 0:
         warnings.warn(
             f"RobustSingleIndexRegressor reached max_iter={max_iter} while the trimmed "
@@ -335,7 +343,7 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
             Z[keep], y[keep], theta, b, link, eps=0.0, aggregator="huber", clip=1.345 * scale,
             learning_rate=learning_rate, max_iter=_REFIT["iters"], tol=tol,
             fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
-            warn=False,
+            warn=False, label=f"residual refit on {int(keep.sum())} rows",
         )
         n_iter += it
     return theta, b, n_iter, keep
@@ -370,8 +378,8 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
     else:
         Z = X_w @ W
         Z -= location @ W
-    if verbose:
-        print(f"[RobustSIM] whitening: {whiten}; {int(clustered.sum())} rows in clusters")
+    verbose.stage(f"whitening ({whiten}) of {n} rows; {int(clustered.sum())} rows dropped "
+                  "as copies in tight clusters")
     keep = np.zeros(n, dtype=bool)
     if location is None:
         keep[~clustered] = covariate_filter(Z, eps, rng)
@@ -385,8 +393,7 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
         Z, y_k = Z[keep], y[keep]
     else:
         y_k = y
-    if verbose:
-        print(f"[RobustSIM] covariate filter kept {int(keep.sum())} of {n} rows")
+    verbose.stage(f"covariate filter kept {int(keep.sum())} of {n} rows")
     return keep, location, W, Z, y_k
 
 
@@ -538,7 +545,8 @@ def robust_single_index(
     random_state : int, RandomState instance or None, default=None
         Seeds the randomised stages.
     verbose : int, default=0
-        Print the stages and the loss per iteration.
+        0 silent, 1 one line per stage, 2 also the loss per iteration and
+        why each descent stopped (logger ``skpapers.single_index``).
 
     Returns
     -------
@@ -570,7 +578,12 @@ def robust_single_index(
     n, d = X.shape
     auto = isinstance(contamination, str)
     eps = _AUTO_EPS if auto else float(contamination)
-    verbose = bool(verbose)
+    progress = Progress("single_index", verbose)
+    progress.stage(
+        f"fit started: {n} rows x {d} features, link {link!r}, contamination "
+        f"{contamination!r} (trimmed fraction {eps:g})"
+    )
+    verbose = progress
     rng = check_random_state(random_state)
     if not auto and eps > 0.25:
         warnings.warn(
@@ -597,6 +610,7 @@ def robust_single_index(
     if sub is not None:  # robust stages on a subsample, the refit on all rows
         rows = np.sort(rng.choice(n, size=sub, replace=False))
         Xs, ys = X[rows], y[rows]
+        progress.stage(f"robust stages on a subsample of {sub} rows, the refit on all rows")
     else:
         Xs, ys = X, y
     keep, location, W, Z, y_k = _prepare(Xs, ys, eps, whiten, rng, verbose)
@@ -615,9 +629,8 @@ def robust_single_index(
                 best = (loss, t * u)
         theta = best[1]
         b = 0.0 if fit_intercept else float(theta @ location_z)
-        if verbose:
-            print(f"[RobustSIM] 1-D fit: norm {np.linalg.norm(theta):.4g}, "
-                  f"trimmed MSE {best[0]:.6g}")
+        verbose.stage(f"1-D fit of sign and norm: norm {np.linalg.norm(theta):.4g}, "
+                      f"trimmed MSE {best[0]:.6g}")
     init_coef = W.astype(np.float64) @ theta
     theta, b, n_iter = _robust_gd(
         Z, y_k, theta, b, link, eps=eps, aggregator=aggregator,
