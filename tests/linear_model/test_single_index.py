@@ -8,6 +8,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import ndtr
 from sklearn.base import clone
@@ -483,6 +485,7 @@ def test_too_few_samples_for_whitening(whiten):
         RobustSingleIndexRegressor(whiten=whiten).fit(X, y)
 
 
+@pytest.mark.filterwarnings("ignore:n_samples=8 is below:UserWarning")
 def test_small_and_wide_data_degrade_gracefully():
     rng = np.random.RandomState(0)
     X = rng.standard_normal((8, 30))
@@ -638,3 +641,35 @@ def test_inlier_mask_is_a_deprecated_alias():
         mask = est.inlier_mask_
     assert_array_equal(mask, est.covariate_mask_)
     assert not hasattr(RobustSingleIndexRegressor(), "inlier_mask_")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_too_few_samples_warn():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((30, 20))
+    y = np.tanh(X[:, 0])
+    with pytest.warns(UserWarning, match="n_samples=30 is below 2 \\* n_features=40"):
+        RobustSingleIndexRegressor("tanh", max_iter=5, random_state=0).fit(X, y)
+    X, y, _, _ = _data("gelu", 0.05, "labels", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        RobustSingleIndexRegressor(max_iter=0, random_state=0).fit(X, y)  # 2000 x 20: silent
+
+
+@functools.cache
+def _scale_base():
+    X, y, _, _ = make_contaminated_sim(400, 4, "gelu", 0.3, 0.1, "labels", random_state=15)
+    est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
+    return X, y, est.coef_, est.intercept_
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@settings(max_examples=8, deadline=None)
+@given(st.floats(min_value=-150, max_value=150))
+def test_scale_free_in_the_covariates(log10_c):
+    # X -> c X divides coef_ by c and leaves the intercept unchanged, c in [1e-150, 1e150]
+    X, y, coef, intercept = _scale_base()
+    c = 10.0**log10_c
+    est = RobustSingleIndexRegressor(random_state=0).fit(X * c, y)
+    assert_allclose(est.coef_ * c, coef, rtol=1e-8, atol=1e-10)
+    assert_allclose(est.intercept_, intercept, atol=1e-10)

@@ -605,6 +605,14 @@ def robust_single_index(
         )
     start = _start_coef(start_init, d) if init is None else None
     whiten = _resolve_whiten(whiten, n, d)
+    if n < 2 * d:
+        warnings.warn(
+            f"n_samples={n} is below 2 * n_features={2 * d}: too few rows for the "
+            "recovery guarantee (it needs n of order n_features * log(n_features)); "
+            "the fit is a heuristic and may be far from the truth.",
+            UserWarning,
+            stacklevel=4,
+        )
 
     sub = _subsample_size(n, d) if eps > 0 and max_iter > 0 else None
     if sub is not None:  # robust stages on a subsample, the refit on all rows
