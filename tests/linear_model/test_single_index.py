@@ -673,3 +673,25 @@ def test_scale_free_in_the_covariates(log10_c):
     est = RobustSingleIndexRegressor(random_state=0).fit(X * c, y)
     assert_allclose(est.coef_ * c, coef, rtol=1e-8, atol=1e-10)
     assert_allclose(est.intercept_, intercept, atol=1e-10)
+
+
+def _tanh_nan_outside(t):
+    t = np.asarray(t, dtype=float)
+    return np.where(np.abs(t) > 5, np.nan, np.tanh(t))
+
+
+def _tanh_raises_outside(t):
+    t = np.asarray(t, dtype=float)
+    if np.any(np.abs(t) > 5):
+        raise OverflowError("outside the table")
+    return np.tanh(t)
+
+
+@pytest.mark.parametrize(
+    "f, match", [(_tanh_nan_outside, "returned NaN"), (_tanh_raises_outside, "raised Overflow")]
+)
+def test_user_link_failing_outside_the_checked_range_gives_a_clear_error(f, match):
+    X, y, _, _ = make_contaminated_sim(500, 5, "tanh", 0.3, 0.1, "labels", random_state=0)
+    link = (f, lambda t: 1 - np.tanh(t) ** 2)
+    with pytest.raises(ValueError, match=match):
+        RobustSingleIndexRegressor(link, random_state=0).fit(10 * X, y)
