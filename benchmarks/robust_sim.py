@@ -46,7 +46,8 @@ PEERS = {
     "TheilSen": lambda s: TheilSenRegressor(random_state=s, max_subpopulation=2000),
     "Quantile": lambda s: QuantileRegressor(quantile=0.5, alpha=0, solver="highs"),
 }
-ATTACKS = ["labels", "hijack", "gradient", "leverage", "mimic", "random"]
+ATTACKS = ["labels", "hijack", "gradient", "leverage", "mimic", "random",
+           "saturate", "cluster", "spread_hijack", "subclip", "second_index"]
 EVEN = {"quadratic"}
 
 

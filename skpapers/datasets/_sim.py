@@ -9,7 +9,10 @@ from sklearn.utils import check_random_state
 
 from skpapers.utils._links import resolve_link
 
-_ATTACKS = ("labels", "hijack", "gradient", "leverage", "mimic", "random")
+_ATTACKS = (
+    "labels", "hijack", "gradient", "leverage", "mimic", "random",
+    "saturate", "cluster", "spread_hijack", "subclip", "second_index",
+)
 
 
 def _noise(noise, n, rng):
@@ -17,11 +20,14 @@ def _noise(noise, n, rng):
         if len(noise) != 2:
             raise ValueError(f"noise as a pair must be (df, sigma); got {noise!r}.")
         df, sigma = float(noise[0]), float(noise[1])
-        if not (df > 0 and sigma >= 0):
-            raise ValueError(f"noise=(df, sigma) needs df > 0 and sigma >= 0; got {noise!r}.")
+        if not (0 < df < np.inf and 0 <= sigma < np.inf):
+            raise ValueError(
+                f"noise=(df, sigma) needs a finite df > 0 and a finite sigma >= 0; "
+                f"got {noise!r}."
+            )
         t = rng.standard_t(df, size=n)
         return sigma * t * (np.sqrt((df - 2.0) / df) if df > 2 else 1.0)
-    if not isinstance(noise, numbers.Real) or not noise >= 0:
+    if not isinstance(noise, numbers.Real) or not 0 <= noise < np.inf:
         raise ValueError(f"noise must be a float >= 0 or a pair (df, sigma); got {noise!r}.")
     return float(noise) * rng.standard_normal(n)
 
@@ -34,6 +40,8 @@ def make_contaminated_sim(
     contamination=0.1,
     attack="hijack",
     random_state=None,
+    *,
+    condition_number=1.0,
 ):
     """Generate single-index model data with strongly contaminated rows.
 
@@ -51,7 +59,27 @@ def make_contaminated_sim(
     - "mimic": ``y = f(<coef', x>) + noise`` with ``coef'`` at 60 degrees from
       ``coef`` (towards u), x kept;
     - "random": ``x ~ N(0, I)``, ``y ~ N(0, 10^2)`` independently;
+    - "saturate": ``x = g + 2.5 u`` (rows pushed along u), ``y`` = the 99th
+      percentile of the clean responses (a saturated reading);
+    - "cluster": every corrupted row is the same point ``x = 2.5 u``,
+      ``y = f(2.5)`` (a tight cluster of identical rows that a tilted fit
+      explains);
+    - "spread_hijack": ``x = a u + g``, ``a ~ 3 N(0, 1)``, ``y = f(2 a)`` (the
+      hijack without squeezing the rows onto a line: their norms look normal);
+    - "subclip": x kept, ``y = f(<coef, x>) + delta sign(<u, x>)`` with
+      ``delta`` = 1.2 MAD of the clean noise (every residual stays below a
+      Huber clip, and the shifts pull the fit towards u);
+    - "second_index": x kept, ``y = f(1.5 <u, x>) + noise`` (a second
+      single-index model planted in the corrupted rows);
     - None: no corruption.
+
+    With ``condition_number > 1`` the rows are ``x = Sigma^(1/2) z`` for ``z``
+    drawn as above, ``Sigma`` with eigenvalues log-spaced from 1 down to
+    ``1 / condition_number`` in a random basis, ``u`` is the weakest eigenvector
+    of ``Sigma`` made orthogonal to the index direction, and ``coef`` is
+    ``Sigma^(-1/2)`` times a unit vector (so that ``<coef, x>`` is standard
+    normal on clean rows): every attack is then placed in whitened coordinates,
+    along the direction where an error in ``coef`` is largest.
 
     Parameters
     ----------
@@ -67,11 +95,15 @@ def make_contaminated_sim(
         (``sigma t_df sqrt((df - 2) / df)``), ``sigma t_df`` otherwise.
     contamination : float in [0, 0.5), default=0.1
         Fraction of corrupted rows.
-    attack : {"labels", "hijack", "gradient", "leverage", "mimic", "random"} \
+    attack : {"labels", "hijack", "gradient", "leverage", "mimic", "random", \
+            "saturate", "cluster", "spread_hijack", "subclip", "second_index"} \
             or None, default="hijack"
         The corruption.
     random_state : int, RandomState instance or None, default=None
         Seed.
+    condition_number : float >= 1, default=1.0
+        Condition number of the covariance of the clean covariates (1: X is
+        standard Gaussian).
 
     Returns
     -------
@@ -80,7 +112,7 @@ def make_contaminated_sim(
     y : ndarray of shape (n_samples,)
         Responses.
     coef : ndarray of shape (n_features,)
-        The true unit-norm index coefficient.
+        The true index coefficient (unit norm when ``condition_number=1``).
     outlier_mask : ndarray of shape (n_samples,), dtype=bool
         The corrupted rows.
 
@@ -103,6 +135,11 @@ def make_contaminated_sim(
         raise ValueError(f"contamination must be in [0, 0.5); got {contamination!r}.")
     if attack is not None and attack not in _ATTACKS:
         raise ValueError(f"attack must be one of {_ATTACKS} or None; got {attack!r}.")
+    if (not isinstance(condition_number, numbers.Real)
+            or not 1.0 <= condition_number < np.inf):
+        raise ValueError(
+            f"condition_number must be a finite float >= 1; got {condition_number!r}."
+        )
     rng = check_random_state(random_state)
     f = resolve_link(link).f
     n, d = int(n_samples), int(n_features)
@@ -113,13 +150,32 @@ def make_contaminated_sim(
     u -= (u @ coef) * coef
     u /= np.linalg.norm(u)
     zeta = _noise(noise, n, rng)
+    root = inv_root = None
+    if condition_number != 1.0:
+        basis, _ = np.linalg.qr(rng.standard_normal((d, d)))
+        scales = np.logspace(0.0, -0.5 * np.log10(condition_number), d)  # sqrt eigenvalues
+        root = (basis * scales) @ basis.T
+        inv_root = (basis / scales) @ basis.T
+        u = basis[:, -1] - (basis[:, -1] @ coef) * coef
+        u /= np.linalg.norm(u)
     y = np.asarray(f(X @ coef), dtype=float) + zeta
     outlier_mask = np.zeros(n, dtype=bool)
     k = int(round(contamination * n)) if attack is not None else 0
-    if k == 0:
-        return X, y, coef, outlier_mask
-    idx = rng.choice(n, size=k, replace=False)
-    outlier_mask[idx] = True
+    if k > 0:
+        idx = rng.choice(n, size=k, replace=False)
+        outlier_mask[idx] = True
+        _corrupt(X, y, idx, attack, f, coef, u, zeta, rng)
+    if root is not None:
+        X = X @ root
+        coef = inv_root @ coef
+    return X, y, coef, outlier_mask
+
+
+def _corrupt(X, y, idx, attack, f, coef, u, zeta, rng):
+    """Replace the rows ``idx`` of (X, y) in place by the attack."""
+    k, d = idx.shape[0], X.shape[1]
+    clean = np.ones(X.shape[0], dtype=bool)
+    clean[idx] = False
     g = rng.standard_normal((k, d))
     if attack == "labels":
         y[idx] = -3.0 * f(X[idx] @ coef) + 5.0
@@ -139,7 +195,23 @@ def make_contaminated_sim(
     elif attack == "mimic":
         beta = np.cos(np.pi / 3) * coef + np.sin(np.pi / 3) * u
         y[idx] = f(X[idx] @ beta) + zeta[idx]
-    else:  # "random"
+    elif attack == "random":
         X[idx] = g
         y[idx] = 10.0 * rng.standard_normal(k)
-    return X, y, coef, outlier_mask
+    elif attack == "saturate":
+        top = np.quantile(y[clean], 0.99) if clean.any() else np.max(y)
+        X[idx] = g + 2.5 * u
+        y[idx] = top
+    elif attack == "cluster":
+        X[idx] = 2.5 * u
+        y[idx] = f(np.full(k, 2.5))
+    elif attack == "spread_hijack":
+        a = 3.0 * rng.standard_normal(k)
+        X[idx] = a[:, None] * u + g
+        y[idx] = f(2.0 * a)
+    elif attack == "subclip":
+        noise = zeta[clean] if clean.any() else zeta
+        delta = 1.2 * 1.4826 * np.median(np.abs(noise - np.median(noise)))
+        y[idx] = f(X[idx] @ coef) + delta * np.sign(X[idx] @ u)
+    else:  # "second_index"
+        y[idx] = f(1.5 * (X[idx] @ u)) + zeta[idx]

@@ -121,6 +121,38 @@ class _CentralDifference:
         return (np.asarray(self.f(t + h)) - np.asarray(self.f(t - h))) / (2.0 * h)
 
 
+class _Guarded:
+    """A user function whose failures outside the checked range become clear errors.
+
+    The fit may evaluate the link far outside [-5, 5]. An exception raised
+    there, or NaN returned for a finite argument, becomes a ``ValueError``
+    naming the range of the arguments; infinite values (overflow) pass, so
+    that the step-size control can back off.
+    """
+
+    def __init__(self, g, what):
+        self.g, self.what = g, what
+
+    def __call__(self, t):
+        t = np.asarray(t)
+        try:
+            out = self.g(t)
+        except Exception as exc:  # a user function may raise anything
+            raise ValueError(
+                f"The {self.what} raised {exc!r} on arguments in [{np.min(t):.3g}, "
+                f"{np.max(t):.3g}]; a link must accept every real argument."
+            ) from exc
+        arr = np.asarray(out, dtype=float)
+        bad = np.isnan(arr) & np.isfinite(t)
+        if bad.any():
+            raise ValueError(
+                f"The {self.what} returned NaN for {int(bad.sum())} finite arguments in "
+                f"[{np.min(t[bad]):.3g}, {np.max(t[bad]):.3g}]; a link must be defined "
+                "for every real argument."
+            )
+        return out
+
+
 def _check_vectorised(g, what):
     t = np.linspace(-5.0, 5.0, 101)
     try:
@@ -191,4 +223,6 @@ def resolve_link(link):
         raise ValueError(f"link must be a string, a callable or a pair; got {link!r}.")
     _check_vectorised(f, "link function")
     _check_vectorised(df, "link derivative")
-    return Link(f, df, _is_even(f), getattr(f, "__name__", type(f).__name__))
+    name = getattr(f, "__name__", type(f).__name__)
+    return Link(_Guarded(f, "link function"), _Guarded(df, "link derivative"), _is_even(f),
+                name)

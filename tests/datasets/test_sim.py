@@ -9,7 +9,10 @@ from scipy.special import ndtr
 
 from skpapers.datasets import make_contaminated_sim
 
-ATTACKS = ["labels", "hijack", "gradient", "leverage", "mimic", "random"]
+ATTACKS = [
+    "labels", "hijack", "gradient", "leverage", "mimic", "random",
+    "saturate", "cluster", "spread_hijack", "subclip", "second_index",
+]
 
 
 @pytest.mark.parametrize("attack", ATTACKS)
@@ -84,6 +87,12 @@ def test_heavy_noise_below_two_degrees_unscaled():
         (dict(attack="bogus"), "attack"),
         (dict(noise=-1.0), "noise"),
         (dict(noise=(0, 1.0)), "df > 0"),
+        (dict(noise=(np.inf, 1.0)), "finite df"),
+        (dict(noise=(3.0, np.inf)), "finite sigma"),
+        (dict(noise=np.inf), "noise"),
+        (dict(noise=np.nan), "noise"),
+        (dict(condition_number=0.5), "condition_number"),
+        (dict(condition_number=np.inf), "condition_number"),
         (dict(n_features=1), "n_features"),
         (dict(n_samples=0), "n_samples"),
         (dict(link="nope"), "Unknown link"),
@@ -92,3 +101,46 @@ def test_heavy_noise_below_two_degrees_unscaled():
 def test_errors(kwargs, match):
     with pytest.raises(ValueError, match=match):
         make_contaminated_sim(**kwargs)
+
+
+def test_new_attacks_follow_their_laws():
+    n, d = 4000, 10
+    X, y, coef, mask = make_contaminated_sim(n, d, "gelu", 0.5, 0.1, "cluster", random_state=2)
+    assert len(np.unique(X[mask], axis=0)) == 1 and len(np.unique(y[mask])) == 1
+    assert abs(X[mask][0] @ coef) < 1e-12
+    assert_allclose(np.linalg.norm(X[mask][0]), 2.5)
+
+    X, y, coef, mask = make_contaminated_sim(n, d, "gelu", 0.5, 0.1, "saturate", random_state=2)
+    assert_allclose(y[mask], np.quantile(y[~mask], 0.99))
+    shift = X[mask].mean(axis=0)
+    assert_allclose(np.linalg.norm(shift), 2.5, atol=0.2) and abs(shift @ coef) < 0.2
+
+    X, y, coef, mask = make_contaminated_sim(n, d, "gelu", 0.5, 0.1, "spread_hijack",
+                                             random_state=2)
+    # not squeezed: the rows' norms are at least those of clean rows
+    assert np.median(np.linalg.norm(X[mask], axis=1)) > np.median(
+        np.linalg.norm(X[~mask], axis=1))
+
+    X, y, coef, mask = make_contaminated_sim(n, d, "relu", 0.5, 0.1, "subclip", random_state=2)
+    shift = np.abs(y[mask] - np.maximum(X[mask] @ coef, 0))
+    assert np.ptp(shift) < 1e-9 and 0.3 < shift[0] < 0.6  # 1.2 * 1.4826 * 0.6745 * 0.5
+
+    X, y, coef, mask = make_contaminated_sim(n, d, "identity", 0.0, 0.1, "second_index",
+                                             random_state=2)
+    direction = np.linalg.lstsq(X[mask], y[mask], rcond=None)[0]
+    assert_allclose(np.linalg.norm(direction), 1.5, rtol=1e-8)
+    assert abs(direction @ coef) < 1e-8
+
+
+def test_condition_number_sets_the_covariance_and_the_index_scale():
+    X, y, coef, mask = make_contaminated_sim(40_000, 6, "identity", 0.0, 0.05, "hijack",
+                                             random_state=0, condition_number=1e3)
+    evals = np.linalg.eigvalsh(np.cov(X[~mask], rowvar=False))
+    assert_allclose(evals.max() / evals.min(), 1e3, rtol=0.1)
+    assert_allclose(np.std(X[~mask] @ coef), 1.0, rtol=0.03)
+    assert_allclose(y[~mask], X[~mask] @ coef)
+    # in whitened coordinates the attack lives near the weakest direction
+    evals, evecs = np.linalg.eigh(np.cov(X[~mask], rowvar=False))
+    whitened = X[mask] @ (evecs / np.sqrt(evals)) @ evecs.T
+    outlier_dir = np.linalg.svd(whitened, full_matrices=False)[2][0]
+    assert abs(evecs[:, 0] @ outlier_dir) > 0.7  # made orthogonal to the index: not 1

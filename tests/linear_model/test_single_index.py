@@ -3,10 +3,13 @@
 """Tests of RobustSingleIndexRegressor: recovery bounds under attacks, constants, API."""
 
 import functools
+import logging
 import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import ndtr
 from sklearn.base import clone
@@ -17,6 +20,7 @@ from skpapers.linear_model import RobustSingleIndexRegressor
 from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
 from skpapers.linear_model._single_index.robust_statistics import (
     _shell_weights,
+    duplicate_mask,
     huber_clip,
     mp_edge,
     robust_mean,
@@ -232,18 +236,18 @@ def test_mcd_and_diag_whitening_recover():
             assert est.whitening_.shape == (5, 5) and est.location_.shape == (5,)
 
 
-def test_inlier_mask_keeps_inliers_and_drops_some_hijackers():
+def test_covariate_mask_keeps_inliers_and_drops_some_hijackers():
     X, y, _, outliers = _data("gelu", 0.1, "hijack", 0)
     est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
-    mask = est.inlier_mask_
+    mask = est.covariate_mask_
     assert mask.shape == (2000,) and mask.dtype == bool
     assert mask[~outliers].mean() > 0.97
     # without whitening (the theory's setting) the filter drops some hijack rows and only
     # a few inliers (the thin-shell step removes the chi-square tail: 4 of 1800 here)
-    raw = RobustSingleIndexRegressor(whiten=None, random_state=0).fit(X, y).inlier_mask_
+    raw = RobustSingleIndexRegressor(whiten=None, random_state=0).fit(X, y).covariate_mask_
     assert (~raw[outliers]).sum() > 10 and (~raw[~outliers]).mean() < 0.01
     none = RobustSingleIndexRegressor(contamination=0).fit(X, y)
-    assert none.inlier_mask_.all()
+    assert none.covariate_mask_.all()
 
 
 def test_shell_step_removes_squeezed_rows_within_budget():
@@ -369,7 +373,9 @@ def test_robust_score_is_negated_trimmed_mse():
     X, y, coef, outliers = _data("gelu", 0.1, "labels", 0)
     est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
     r = y - est.predict(X)
-    k = int(np.ceil(0.9 * len(y)))
+    # contamination="auto" trims at the estimated fraction contamination_
+    assert 0.08 <= est.contamination_ <= 0.2
+    k = int(np.ceil((1 - est.contamination_) * len(y)))
     assert_allclose(est.robust_score(X, y), -np.sort(r**2)[:k].mean())
     assert_allclose(trimmed_mse(r, 0.0), np.mean(r**2))
     # what R^2 hides: on the contaminated rows it prefers the non-robust fit (10x the
@@ -381,12 +387,27 @@ def test_robust_score_is_negated_trimmed_mse():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_verbose_prints_stages_and_losses(capsys):
+def test_verbose_logs_stages_iterations_and_stopping_reason(caplog, capsys):
     X, y, _, _ = _data("gelu", 0.05, "labels", 0)
-    RobustSingleIndexRegressor(verbose=1, max_iter=5, random_state=0).fit(X, y)
-    out = capsys.readouterr().out
-    for stage in ("whitening", "covariate filter", "spectral", "1-D fit", "iter    1"):
-        assert stage in out
+    with caplog.at_level(logging.INFO, logger="skpapers.single_index"):
+        RobustSingleIndexRegressor(verbose=2, max_iter=5, random_state=0).fit(X, y)
+    lines = [r.getMessage() for r in caplog.records if r.name == "skpapers.single_index"]
+    assert lines[0].startswith("fit started: 2000 rows x 20 features")
+    text = "\n".join(lines)
+    for stage in ("whitening", "covariate filter", "spectral start", "1-D fit",
+                  "iteration 1: trimmed MSE", "gradient descent: 5 iterations, max_iter",
+                  "residual refit on"):
+        assert stage in text, stage
+    assert "print" not in capsys.readouterr().out and capsys.readouterr().out == ""
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="skpapers.single_index"):
+        RobustSingleIndexRegressor(verbose=1, max_iter=5, random_state=0).fit(X, y)
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "whitening" in text and "iteration 1" not in text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="skpapers.single_index"):
+        RobustSingleIndexRegressor(max_iter=5, random_state=0).fit(X, y)
+    assert not caplog.records
 
 
 def test_float32_and_deterministic():
@@ -464,12 +485,15 @@ def test_too_few_samples_for_whitening(whiten):
         RobustSingleIndexRegressor(whiten=whiten).fit(X, y)
 
 
+@pytest.mark.filterwarnings("ignore:n_samples=8 is below:UserWarning")
 def test_small_and_wide_data_degrade_gracefully():
     rng = np.random.RandomState(0)
     X = rng.standard_normal((8, 30))
     y = np.tanh(X[:, 0]) + 0.01 * rng.standard_normal(8)
-    est = RobustSingleIndexRegressor("tanh", random_state=0, max_iter=500).fit(X, y)
-    assert est.inlier_mask_.all()  # contamination * n < 1: no filtering
+    est = RobustSingleIndexRegressor(
+        "tanh", contamination=0.1, random_state=0, max_iter=500
+    ).fit(X, y)
+    assert est.covariate_mask_.all()  # contamination * n < 1: no filtering
     assert_allclose(est.whitening_, np.diag(np.diag(est.whitening_)))  # 'auto' -> 'diag'
     assert np.all(np.isfinite(est.predict(X)))
 
@@ -519,3 +543,155 @@ def test_fit_link_scale_recovers_a_known_scale_and_rejects_bad_input():
         fit_link_scale(index[:10], y, "tanh")
     with pytest.raises(ValueError, match="contamination"):
         fit_link_scale(index, y, "tanh", contamination=0.5)
+
+
+# --- unknown contamination, planted clusters, covariance-aware hijacks ---
+
+FRESH = (10,)
+
+
+def _oracle_and_ours(link, eps, attack, seed, n=3000, d=20, cond=1.0, **params):
+    """Errors of the oracle (clean rows, started at the truth) and of the estimator.
+
+    Errors are in the covariance metric ||Sigma^(1/2) (coef - beta*)|| of the clean rows.
+    """
+    X, y, coef, out = make_contaminated_sim(
+        n, d, link, (2.5, 0.5), eps, attack, random_state=seed, condition_number=cond
+    )
+    evals, evecs = np.linalg.eigh(np.cov(X[~out], rowvar=False))
+    root = (evecs * np.sqrt(evals)) @ evecs.T
+    oracle = RobustSingleIndexRegressor(
+        link, contamination=0, aggregator="mean", init=coef,
+        whiten=None if cond == 1.0 else "trimmed",
+    ).fit(X[~out], y[~out])
+    est = RobustSingleIndexRegressor(link, random_state=seed, **params).fit(X, y)
+    return (float(np.linalg.norm(root @ (oracle.coef_ - coef))),
+            float(np.linalg.norm(root @ (est.coef_ - coef))))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    "attack", ["saturate", "cluster", "spread_hijack", "subclip", "second_index"]
+)
+def test_unknown_contamination_within_twice_the_oracle(attack):
+    # default contamination="auto": no hint about eps, which goes up to 0.2. Saturated
+    # rows at eps = 0.2 still reach 2.5-4x the oracle (a documented limitation): there
+    # the test stops at eps = 0.1
+    for eps in (0.05, 0.1) if attack == "saturate" else (0.05, 0.1, 0.2):
+        for seed in FRESH:
+            oracle, ours = _oracle_and_ours("gelu", eps, attack, seed)
+            assert ours <= 2 * oracle, (attack, eps, seed, ours, oracle)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_understated_contamination_breaks_where_auto_does_not():
+    # saturated rows at eps = 0.2: contamination=0.1 gives the wrong direction
+    _, under = _oracle_and_ours("gelu", 0.2, "saturate", 10, n=6000, contamination=0.1)
+    _, auto = _oracle_and_ours("gelu", 0.2, "saturate", 10, n=6000)
+    assert under > 3 * auto and auto < 0.15, (under, auto)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("d", [20, 50])
+def test_planted_cluster_within_twice_the_oracle(d):
+    for eps in (0.05, 0.2):
+        for params in ({}, {"contamination": 0.1}):
+            oracle, ours = _oracle_and_ours("gelu", eps, "cluster", 12, n=4000, d=d, **params)
+            assert ours <= 2 * oracle, (d, eps, params, ours, oracle)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("attack", ["hijack", "spread_hijack"])
+def test_covariance_aware_hijack_within_twice_the_oracle(attack):
+    # condition number 1e3, outliers along the weakest direction (whitened coordinates)
+    for eps in (0.05, 0.1, 0.2):
+        oracle, ours = _oracle_and_ours("gelu", eps, attack, 13, cond=1e3)
+        assert ours <= 2 * oracle, (attack, eps, ours, oracle)
+
+
+def test_duplicate_mask_keeps_clean_rows_and_one_row_per_cluster():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((20_000, 8))
+    assert not duplicate_mask(X, np.random.RandomState(1)).any()
+    X[:300] = X[0]  # exact copies
+    X[300:600] = X[300] + 1e-7 * rng.standard_normal((300, 8))  # a very tight cluster
+    X[600:603] = X[600]  # three copies: below the minimal cluster size
+    drop = duplicate_mask(X, np.random.RandomState(1))
+    assert drop[1:300].all() and not drop[0]
+    assert drop[300:600].sum() >= 290
+    assert not drop[600:].any()
+
+
+def test_contamination_estimate_and_auto_costs_nothing_on_clean_data():
+    X, y, coef, _ = make_contaminated_sim(3000, 20, "gelu", 0.5, 0.0, None, random_state=14)
+    auto = RobustSingleIndexRegressor(random_state=0).fit(X, y)
+    plain = RobustSingleIndexRegressor(contamination=0, random_state=0).fit(X, y)
+    assert auto.contamination_ < 0.03
+    assert np.linalg.norm(auto.coef_ - coef) <= 1.2 * np.linalg.norm(plain.coef_ - coef)
+    X, y, coef, out = make_contaminated_sim(3000, 20, "gelu", 0.5, 0.15, "labels",
+                                            random_state=14)
+    est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
+    assert 0.12 <= est.contamination_ <= 0.2  # label rows that happen to fit stay
+
+
+def test_inlier_mask_is_a_deprecated_alias():
+    X, y, _, _ = _data("gelu", 0.05, "labels", 0)
+    est = RobustSingleIndexRegressor(max_iter=0, random_state=0).fit(X, y)
+    with pytest.warns(FutureWarning, match="covariate_mask_"):
+        mask = est.inlier_mask_
+    assert_array_equal(mask, est.covariate_mask_)
+    assert not hasattr(RobustSingleIndexRegressor(), "inlier_mask_")
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_too_few_samples_warn():
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((30, 20))
+    y = np.tanh(X[:, 0])
+    with pytest.warns(UserWarning, match="n_samples=30 is below 2 \\* n_features=40"):
+        RobustSingleIndexRegressor("tanh", max_iter=5, random_state=0).fit(X, y)
+    X, y, _, _ = _data("gelu", 0.05, "labels", 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        RobustSingleIndexRegressor(max_iter=0, random_state=0).fit(X, y)  # 2000 x 20: silent
+
+
+@functools.cache
+def _scale_base():
+    X, y, _, _ = make_contaminated_sim(400, 4, "gelu", 0.3, 0.1, "labels", random_state=15)
+    est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
+    return X, y, est.coef_, est.intercept_
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@settings(max_examples=8, deadline=None)
+@given(st.floats(min_value=-150, max_value=150))
+def test_scale_free_in_the_covariates(log10_c):
+    # X -> c X divides coef_ by c and leaves the intercept unchanged, c in [1e-150, 1e150]
+    X, y, coef, intercept = _scale_base()
+    c = 10.0**log10_c
+    est = RobustSingleIndexRegressor(random_state=0).fit(X * c, y)
+    assert_allclose(est.coef_ * c, coef, rtol=1e-8, atol=1e-10)
+    assert_allclose(est.intercept_, intercept, atol=1e-10)
+
+
+def _tanh_nan_outside(t):
+    t = np.asarray(t, dtype=float)
+    return np.where(np.abs(t) > 5, np.nan, np.tanh(t))
+
+
+def _tanh_raises_outside(t):
+    t = np.asarray(t, dtype=float)
+    if np.any(np.abs(t) > 5):
+        raise OverflowError("outside the table")
+    return np.tanh(t)
+
+
+@pytest.mark.parametrize(
+    "f, match", [(_tanh_nan_outside, "returned NaN"), (_tanh_raises_outside, "raised Overflow")]
+)
+def test_user_link_failing_outside_the_checked_range_gives_a_clear_error(f, match):
+    X, y, _, _ = make_contaminated_sim(500, 5, "tanh", 0.3, 0.1, "labels", random_state=0)
+    link = (f, lambda t: 1 - np.tanh(t) ** 2)
+    with pytest.raises(ValueError, match=match):
+        RobustSingleIndexRegressor(link, random_state=0).fit(10 * X, y)

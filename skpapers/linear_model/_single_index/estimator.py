@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Robust single-index model regression (Das, Chatterjee and Batra, ICML 2026)."""
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -24,8 +26,9 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
     of the rows (covariates and responses) may be adversarially corrupted. The
     pipeline: robust whitening, a covariate filter, a clipped
     second-order spectral start (Stein's identity), a trimmed 1-D fit of sign and
-    norm, and robust gradient descent on the squared loss, whose landscape has a
-    dimension-free convex basin around the truth.
+    norm, robust gradient descent on the squared loss, whose landscape has a
+    dimension-free convex basin around the truth, and a residual refit on the
+    rows that fit.
 
     Parameters
     ----------
@@ -36,10 +39,17 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         else central differences with a ``UserWarning``); or a pair
         ``(f, fprime)``. The link is exact, output scale included: y is never
         standardised.
-    contamination : float in [0, 0.5), default=0.1
-        Upper bound eps on the corrupted fraction. 0 switches all trimming off
-        (no covariate filter, plain means). Values up to 0.1 are reliable; a
-        warning is raised above 0.25.
+    contamination : "auto" or float in [0, 0.5), default="auto"
+        Fraction of corrupted rows. "auto" (the corrupted fraction is unknown):
+        the robust stages trim as if a quarter of the rows were corrupted, then
+        the residual refit keeps the rows that fit, so that a smaller or larger
+        true fraction (up to about 0.2) costs little; ``contamination_`` holds
+        the fraction of rows left out. A float is an upper bound eps on the
+        corrupted fraction: an under-stated bound lets outliers through (with
+        20 % corrupted rows and ``contamination=0.1`` the fit can break down),
+        an over-stated one costs little. 0 switches all trimming off (no
+        covariate filter, plain means, no refit). A warning is raised above
+        0.25.
     fit_intercept : bool, default=True
         Whether to fit an intercept (a heuristic extension: the theory has none).
     whiten : {"auto", "trimmed", "mcd", "diag"} or None, default="auto"
@@ -76,7 +86,11 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         Seeds the power iterations, the Lanczos start vectors, MCD and the
         median-of-means blocks.
     verbose : int, default=0
-        Print the stages and the loss per iteration.
+        0 silent; 1 one line per stage (fit start, whitening, covariate
+        filter, spectral start, 1-D fit) with the elapsed seconds; 2 also the
+        trimmed loss during gradient descent (at most one line every 2 s) and
+        why each descent stopped (converged, plateau, max_iter). Lines go to
+        the logger ``skpapers.single_index``.
 
     Attributes
     ----------
@@ -88,9 +102,13 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         The coefficient after initialisation (before gradient descent).
     n_iter_ : int
         Gradient iterations run.
+    covariate_mask_ : ndarray of shape (n_samples,), dtype=bool
+        Rows kept by the covariate filter (and not dropped as copies in a
+        planted cluster). Not an outlier detector: the filter only bounds the
+        spectral mass of the outliers, many may remain.
     inlier_mask_ : ndarray of shape (n_samples,), dtype=bool
-        Rows kept by the covariate filter. Not an outlier detector: the filter
-        only bounds the spectral mass of the outliers, many may remain.
+        Deprecated alias of ``covariate_mask_`` (a ``FutureWarning`` on
+        access); it will be removed in the next release.
     location_ : ndarray of shape (n_features,)
         Robust location mu of X.
     whitening_ : ndarray of shape (n_features, n_features)
@@ -100,6 +118,10 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         Z ~ N(0, 1); its sign decides top or bottom eigenvector.
     link_ : Link
         The resolved link (``f``, ``df``, ``is_even``, ``name``).
+    contamination_ : float
+        Fraction of the rows left out of the final fit (tight clusters of
+        identical rows, the covariate filter and the residual refit): an
+        estimate of the corrupted fraction, inflated by heavy-tailed noise.
     n_features_in_ : int
         Number of features seen during fit.
     feature_names_in_ : ndarray of shape (`n_features_in_`,)
@@ -135,6 +157,16 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
       zbar^T]`` (Gaussian constants at the current iterate), and stops as soon
       as their top eigenvalue is at the level clean rows reach (the
       Marchenko-Pastur edge corrected for the kurtosis of the rows' scales);
+    - rows that share a cell of a fine grid on three random projections, in
+      groups of at least ``max(5, 0.001 n)``, are taken as a planted cluster
+      and kept once (before whitening);
+    - after robust gradient descent, a residual refit (two rounds): the rows
+      whose residual lies within 3 robust standard deviations
+      (``1.4826 MAD``) are refitted by Huber-clipped gradient descent, the
+      classical reweighting step of high-breakdown regression, which restores
+      efficiency after heavy trimming;
+    - ``contamination="auto"`` runs the robust stages at eps = 0.25 and relies
+      on the refit to keep the clean rows;
     - all samples are reused across stages and iterations (the paper's
       analysis may split them);
     - the intercept and non-Gaussian X are heuristic extensions: Stein's
@@ -170,7 +202,7 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         self,
         link="gelu",
         *,
-        contamination=0.1,
+        contamination="auto",
         fit_intercept=True,
         whiten="auto",
         init="auto",
@@ -219,12 +251,28 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         self.intercept_ = intercept
         self.init_coef_ = result.init_coef
         self.n_iter_ = result.n_iter
-        self.inlier_mask_ = result.covariate_mask
+        self.covariate_mask_ = result.covariate_mask
         self.location_ = result.location
         self.whitening_ = result.whitening
         self.esc_constant_ = result.esc_constant
         self.link_ = result.link
+        self.contamination_ = result.contamination
         return self
+
+    @property
+    def inlier_mask_(self):
+        """Deprecated alias of ``covariate_mask_``."""
+        if "covariate_mask_" not in vars(self):
+            raise AttributeError("'RobustSingleIndexRegressor' object has no attribute "
+                                 "'inlier_mask_' (not fitted)")
+        warnings.warn(
+            "inlier_mask_ is deprecated and will be removed in the next release: it "
+            "holds the rows kept by the covariate filter, not detected inliers; use "
+            "covariate_mask_.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return self.covariate_mask_
 
     def _decision(self, X):
         check_is_fitted(self)
@@ -250,8 +298,9 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
     def robust_score(self, X, y):
         """Negated trimmed mean squared error (greater is better).
 
-        The mean of the ``ceil((1 - contamination) n)`` smallest squared
-        residuals, negated; unlike R^2 it is not dominated by outliers.
+        The mean of the ``ceil((1 - eps) n)`` smallest squared residuals,
+        negated, with ``eps = contamination`` (``contamination_`` when
+        ``contamination="auto"``); unlike R^2 it is not dominated by outliers.
 
         Parameters
         ----------
@@ -270,4 +319,5 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
             self, X, y, y_numeric=True, dtype=[np.float64, np.float32], reset=False
         )
         pred = self.link_.f(X @ self.coef_ + self.intercept_)
-        return -float(trimmed_mse(np.asarray(y, dtype=float) - pred, self.contamination))
+        eps = self.contamination_ if isinstance(self.contamination, str) else self.contamination
+        return -float(trimmed_mse(np.asarray(y, dtype=float) - pred, eps))

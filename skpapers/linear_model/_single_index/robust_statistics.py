@@ -106,6 +106,50 @@ def robust_whitening(X, method, eps, random_state):
     return location.astype(X.dtype), W.astype(X.dtype), Z.astype(X.dtype, copy=False)
 
 
+def duplicate_mask(X, rng, n_proj=3, resolution=1e-3, min_size=None):
+    """Rows to drop as members of a tight cluster of (near-)identical rows.
+
+    Rows are projected on ``n_proj`` random unit directions, each projection
+    is standardised by its median and MAD and binned on a grid of step
+    ``resolution``; a bin shared by at least ``min_size`` rows (default
+    ``max(5, 0.001 n)``) is a cluster, of which one row is kept. Rows of a
+    continuous law essentially never share a bin (at n = 1e6 the expected
+    number of shared bins is below one hundred, each of two rows), so clean
+    data lose nothing.
+
+    Returns
+    -------
+    drop : ndarray of shape (n_samples,), dtype=bool
+    """
+    n, d = X.shape
+    min_size = max(5, int(np.ceil(1e-3 * n))) if min_size is None else min_size
+    drop = np.zeros(n, dtype=bool)
+    if n < min_size:
+        return drop
+    P = rng.standard_normal((d, n_proj))
+    P /= np.linalg.norm(P, axis=0)
+    proj = X @ P.astype(X.dtype)
+    med, mad = _median_mad(proj)
+    proj = (proj - med) / mad
+    offset = rng.uniform(0.0, 1.0, n_proj)
+    cells = np.floor(proj / resolution + offset)
+    if not np.all(np.isfinite(cells)):
+        return drop
+    # one int64 key per row (a hash of its cell; collisions only merge bins)
+    key = np.zeros(n, dtype=np.int64)
+    for j in range(n_proj):
+        key = key * np.int64(1_000_003) + cells[:, j].astype(np.int64)
+    _, first, inverse, counts = np.unique(
+        key, return_index=True, return_inverse=True, return_counts=True
+    )
+    big = counts >= min_size
+    if not big.any():
+        return drop
+    drop = big[inverse.ravel()]
+    drop[first[big]] = False
+    return drop
+
+
 def mp_edge(m, dim, kappa=1.0):
     """Top eigenvalue of the covariance of m isotropic rows: ``(1 + sqrt(kappa dim / m))^2``.
 
@@ -118,7 +162,7 @@ def mp_edge(m, dim, kappa=1.0):
     return (1.0 + np.sqrt(kappa * dim / m)) ** 2
 
 
-def _shell_weights(Z, eps, cut=3.5):
+def _shell_weights(Z, eps, cut=3.5, centred=False):
     """Thin-shell pruning: drop rows whose squared norm leaves the inlier shell.
 
     Inlier ``||z - med||^2`` concentrates around its median with a spread of
@@ -131,8 +175,11 @@ def _shell_weights(Z, eps, cut=3.5):
     cut; in lower dimension the step removes the upper tail alone.
     """
     n = Z.shape[0]
-    centred = Z - np.median(Z, axis=0)
-    dist = np.einsum("ij,ij->i", centred, centred)
+    if centred:  # rows already centred by a robust location
+        dist = np.einsum("ij,ij->i", Z, Z)
+    else:
+        diff = Z - np.median(Z, axis=0)
+        dist = np.einsum("ij,ij->i", diff, diff)
     med = np.median(dist)
     scale = _MAD_TO_SD * np.median(np.abs(dist - med))
     w = np.ones(n)
@@ -147,7 +194,9 @@ def _shell_weights(Z, eps, cut=3.5):
     return w
 
 
-def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5)):
+def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False):
+    # max_rounds and n_power bound the cost: the pass over all rows after a
+    # subsample fit uses fewer of both, and rows centred by the subsample
     """Covariate filter: thin-shell pruning, then a soft spectral filter.
 
     First removes rows whose squared norm is atypical (``_shell_weights``),
@@ -163,7 +212,7 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5)):
     n, d = Z.shape
     if eps <= 0 or eps * n < 1:
         return np.ones(n, dtype=bool)
-    w = _shell_weights(Z, eps)
+    w = _shell_weights(Z, eps, centred=centred)
     threshold = mp_edge(n, d) + eps * np.log(1.0 / eps)
     budget = 2.0 * eps * n
     v = rng.standard_normal(d)

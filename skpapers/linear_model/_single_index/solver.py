@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_random_state
 from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
 from skpapers.linear_model._single_index.robust_statistics import (
     covariate_filter,
+    duplicate_mask,
     extreme_eigenpairs,
     huber_clip,
     robust_mean,
@@ -28,11 +29,15 @@ from skpapers.linear_model._single_index.robust_statistics import (
     trimmed_mse,
 )
 from skpapers.utils._links import LINK_NAMES, Link, _phi, resolve_link
+from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
 __all__ = ["RobustSingleIndexResult", "fit_link_scale", "robust_single_index"]
 
 _ESC_WARN = 1e-3
+# Trimmed fraction of contamination="auto": the robust stages run at this level
+# and the residual refit then keeps the rows that fit (section "Notes").
+_AUTO_EPS = 0.25
 
 
 def _grid_losses(p, y, f, grid, eps):
@@ -150,11 +155,10 @@ def _spectral_candidates(Z, y, clip, init, eps, rng, verbose):
         (lam_max, u_max), (lam_min, u_min) = top[0], bottom[0]
         bulk = float(h.mean())
         top_side = lam_max - bulk >= bulk - lam_min
-        if verbose:
-            print(
-                f"[RobustSIM] spectral: lambda_max={lam_max:.4g}, lambda_min={lam_min:.4g}, "
-                f"bulk={bulk:.4g}, ESC side: {'top' if top_side else 'bottom'} eigenvector"
-            )
+        verbose.stage(
+            f"spectral start: lambda_max={lam_max:.4g}, lambda_min={lam_min:.4g}, "
+            f"bulk={bulk:.4g}, ESC side: {'top' if top_side else 'bottom'} eigenvector"
+        )
         if init == "spectral":
             candidates.append(u_max if top_side else u_min)
         else:
@@ -231,7 +235,7 @@ def _gradient_whitener(link, theta, b, psi2):
 
 def _robust_gd(
     Z, y, theta, b, link, *, eps, aggregator, learning_rate, max_iter, tol, fit_intercept,
-    location_z, rng, verbose, patience=10,
+    location_z, rng, verbose, patience=10, warn=True, clip=None, label="gradient descent",
 ):
     """Robust gradient descent on the trimmed squared loss (section 5.4).
 
@@ -246,6 +250,7 @@ def _robust_gd(
     since_best, shrink, base, n_iter = 0, 1.0, None, 0
     state = {}
     improving = False
+    reason = "max_iter reached"
     for it in range(max_iter):
         if base is None or (learning_rate == "auto" and it % 10 == 0):
             if learning_rate == "auto":
@@ -255,7 +260,9 @@ def _robust_gd(
             else:
                 base = float(learning_rate)
         r = y - f(s)
-        if aggregator in ("filter", "huber"):
+        if clip is not None:
+            r = np.clip(r, -clip, clip)
+        elif aggregator in ("filter", "huber"):
             r = huber_clip(r)
         c = -r * df(s)
         whitener = None
@@ -269,6 +276,7 @@ def _robust_gd(
         g_b = g[d] if fit_intercept else 0.0
         g_norm = float(np.sqrt(g_theta @ g_theta + g_b * g_b))
         if not (np.isfinite(g_norm) and g_norm > 0):
+            reason = "converged (zero gradient)"
             break
         accepted = False
         for _ in range(11):
@@ -283,6 +291,7 @@ def _robust_gd(
                 break
             shrink *= 0.5
         if not accepted:
+            reason = "stopped (no step decreased the loss)"
             break
         step = eta * g_norm
         theta, b, s, n_iter = theta_new, b_new, s_new, it + 1
@@ -291,12 +300,17 @@ def _robust_gd(
             best = (loss_new, theta, b)
         since_best = 0 if improving else since_best + 1
         loss = loss_new
-        if verbose:
-            print(f"[RobustSIM] iter {n_iter:4d}  trimmed MSE {loss:.6g}  step {step:.3g}")
-        if step <= tol * max(1.0, float(np.linalg.norm(theta))) or since_best >= patience:
-            improving = False
+        verbose.iteration(f"iteration {n_iter}: trimmed MSE {loss:.6g}, step {step:.3g}")
+        if step <= tol * max(1.0, float(np.linalg.norm(theta))):
+            improving, reason = False, "converged (step below tol)"
             break
-    if improving and n_iter == max_iter and max_iter > 0:
+        if since_best >= patience:
+            improving, reason = False, f"plateau (no new best loss in {patience} iterations)"
+            break
+    verbose.iteration(
+        f"{label}: {n_iter} iterations, {reason}; best trimmed MSE {best[0]:.6g}", force=True
+    )
+    if warn and improving and n_iter == max_iter and max_iter > 0:
         warnings.warn(
             f"RobustSingleIndexRegressor reached max_iter={max_iter} while the trimmed "
             "loss was still improving; increase max_iter.",
@@ -304,6 +318,83 @@ def _robust_gd(
             stacklevel=4,
         )
     return best[1], float(best[2]), n_iter
+
+
+_REFIT = {"rounds": 2, "cut": 3.0, "iters": 20}
+
+
+def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning_rate, tol,
+                    rng, verbose, rounds=None):
+    """Reweighting step: keep the rows whose residual is within ``cut`` robust sd, refit.
+
+    Returns the refitted ``(theta, b)``, the iterations run and the kept-row mask.
+    """
+    keep = np.ones(y.shape[0], dtype=bool)
+    n_iter = 0
+    for _ in range(_REFIT["rounds"] if rounds is None else rounds):
+        r = y - link.f(Z @ theta + b)
+        scale = 1.4826 * np.median(np.abs(r))
+        if not scale > 0:
+            break
+        keep = np.abs(r) <= _REFIT["cut"] * scale
+        if keep.sum() < max(2, Z.shape[1]):
+            break
+        theta, b, it = _robust_gd(
+            Z[keep], y[keep], theta, b, link, eps=0.0, aggregator="huber", clip=1.345 * scale,
+            learning_rate=learning_rate, max_iter=_REFIT["iters"], tol=tol,
+            fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
+            warn=False, label=f"residual refit on {int(keep.sum())} rows",
+        )
+        n_iter += it
+    return theta, b, n_iter, keep
+
+
+def _subsample_size(n, d, floor=20_000, per_feature=400):
+    """Rows of the subsample the robust stages run on, or None to use all rows.
+
+    Above twice ``max(floor, per_feature * d)`` rows, whitening, filters, the
+    start and robust gradient descent run on a uniform subsample of that size;
+    the clusters, the covariate filter (with the subsample's whitening) and the
+    residual refit then use every row, so that the statistical error still
+    shrinks with n while the cost per row is a fixed number of passes.
+    """
+    m = max(floor, per_feature * d)
+    return m if n > 2 * m else None
+
+
+def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
+    """Clusters, robust whitening (or the given one) and the covariate filter.
+
+    Returns the kept-row mask over X, the location and whitening, and the
+    whitened kept rows with their responses.
+    """
+    n = X.shape[0]
+    clustered = duplicate_mask(X, rng) if eps > 0 else np.zeros(n, dtype=bool)
+    X_w = X[~clustered] if clustered.any() else X
+    if location is None:
+        location, W, Z = robust_whitening(X_w, whiten, eps, rng)
+    elif whiten is None:
+        Z = X_w
+    else:
+        Z = X_w @ W
+        Z -= location @ W
+    verbose.stage(f"whitening ({whiten}) of {n} rows; {int(clustered.sum())} rows dropped "
+                  "as copies in tight clusters")
+    keep = np.zeros(n, dtype=bool)
+    if location is None:
+        keep[~clustered] = covariate_filter(Z, eps, rng)
+    else:  # all rows after a subsample fit: a cheaper filter
+        keep[~clustered] = covariate_filter(
+            Z, eps, rng, max_rounds=4, n_power=(6, 2), centred=whiten is not None
+        )
+    if clustered.any():
+        Z, y_k = Z[keep[~clustered]], y[keep]
+    elif not keep.all():
+        Z, y_k = Z[keep], y[keep]
+    else:
+        y_k = y
+    verbose.stage(f"covariate filter kept {int(keep.sum())} of {n} rows")
+    return keep, location, W, Z, y_k
 
 
 def _canonical_sign(coef, intercept):
@@ -315,7 +406,7 @@ def _canonical_sign(coef, intercept):
 
 PARAMETER_CONSTRAINTS = {
     "link": [StrOptions(set(LINK_NAMES)), callable, list, tuple],
-    "contamination": [Interval(numbers.Real, 0, 0.5, closed="left")],
+    "contamination": [StrOptions({"auto"}), Interval(numbers.Real, 0, 0.5, closed="left")],
     "fit_intercept": ["boolean"],
     "whiten": [StrOptions({"auto", "trimmed", "mcd", "diag"}), None],
     "init": [StrOptions({"auto", "spectral", "first_order"}), "array-like"],
@@ -377,6 +468,10 @@ class RobustSingleIndexResult:
         Expected Squared Convexity constant of the link.
     link : Link
         The resolved link (``f``, ``df``, ``is_even``, ``name``).
+    contamination : float
+        Fraction of the rows left out of the final fit (by the covariate
+        filter or the residual refit): an estimate of the corrupted fraction,
+        inflated by heavy-tailed noise.
     """
 
     init_coef: np.ndarray
@@ -386,6 +481,7 @@ class RobustSingleIndexResult:
     whitening: np.ndarray
     esc_constant: float
     link: Link
+    contamination: float
 
 
 @validate_params(
@@ -397,7 +493,7 @@ def robust_single_index(
     y,
     *,
     link="gelu",
-    contamination=0.1,
+    contamination="auto",
     fit_intercept=True,
     whiten="auto",
     init="auto",
@@ -426,8 +522,8 @@ def robust_single_index(
         Responses.
     link : str, callable or (callable, callable), default="gelu"
         The known link f.
-    contamination : float in [0, 0.5), default=0.1
-        Upper bound on the corrupted fraction.
+    contamination : "auto" or float in [0, 0.5), default="auto"
+        Upper bound on the corrupted fraction, or "auto" when it is unknown.
     fit_intercept : bool, default=True
         Whether to fit an intercept.
     whiten : {"auto", "trimmed", "mcd", "diag"} or None, default="auto"
@@ -449,7 +545,8 @@ def robust_single_index(
     random_state : int, RandomState instance or None, default=None
         Seeds the randomised stages.
     verbose : int, default=0
-        Print the stages and the loss per iteration.
+        0 silent, 1 one line per stage, 2 also the loss per iteration and
+        why each descent stopped (logger ``skpapers.single_index``).
 
     Returns
     -------
@@ -479,10 +576,16 @@ def robust_single_index(
     X, y = check_X_y(X, y, y_numeric=True, dtype=[np.float64, np.float32], ensure_min_samples=2)
     y = np.asarray(y, dtype=np.float64)
     n, d = X.shape
-    eps = float(contamination)
-    verbose = bool(verbose)
+    auto = isinstance(contamination, str)
+    eps = _AUTO_EPS if auto else float(contamination)
+    progress = Progress("single_index", verbose)
+    progress.stage(
+        f"fit started: {n} rows x {d} features, link {link!r}, contamination "
+        f"{contamination!r} (trimmed fraction {eps:g})"
+    )
+    verbose = progress
     rng = check_random_state(random_state)
-    if eps > 0.25:
+    if not auto and eps > 0.25:
         warnings.warn(
             f"contamination={eps} is above 0.25; the method is reliable for "
             "contamination <= 0.1 and breaks down near 0.2-0.3.",
@@ -502,25 +605,30 @@ def robust_single_index(
         )
     start = _start_coef(start_init, d) if init is None else None
     whiten = _resolve_whiten(whiten, n, d)
+    if n < 2 * d:
+        warnings.warn(
+            f"n_samples={n} is below 2 * n_features={2 * d}: too few rows for the "
+            "recovery guarantee (it needs n of order n_features * log(n_features)); "
+            "the fit is a heuristic and may be far from the truth.",
+            UserWarning,
+            stacklevel=4,
+        )
 
-    location, W, Z = robust_whitening(X, whiten, eps, rng)
-    if verbose:
-        print(f"[RobustSIM] whitening: {whiten}")
-    keep = covariate_filter(Z, eps, rng)
-    if verbose:
-        print(f"[RobustSIM] covariate filter kept {int(keep.sum())} of {n} rows")
-    if not keep.all():
-        Z, y_k = Z[keep], y[keep]
+    sub = _subsample_size(n, d) if eps > 0 and max_iter > 0 else None
+    if sub is not None:  # robust stages on a subsample, the refit on all rows
+        rows = np.sort(rng.choice(n, size=sub, replace=False))
+        Xs, ys = X[rows], y[rows]
+        progress.stage(f"robust stages on a subsample of {sub} rows, the refit on all rows")
     else:
-        y_k = y
+        Xs, ys = X, y
+    keep, location, W, Z, y_k = _prepare(Xs, ys, eps, whiten, rng, verbose)
     location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
 
     if start is not None:
         theta = np.linalg.solve(W.astype(np.float64), start)
         b = float(start @ location)
     else:
-        clip = spectral_clip
-        candidates = _spectral_candidates(Z, y_k, clip, init, eps, rng, verbose)
+        candidates = _spectral_candidates(Z, y_k, spectral_clip, init, eps, rng, verbose)
         best = None
         for u in candidates:
             p = Z @ u.astype(Z.dtype) + float(u @ location_z)
@@ -529,15 +637,32 @@ def robust_single_index(
                 best = (loss, t * u)
         theta = best[1]
         b = 0.0 if fit_intercept else float(theta @ location_z)
-        if verbose:
-            print(f"[RobustSIM] 1-D fit: norm {np.linalg.norm(theta):.4g}, "
-                  f"trimmed MSE {best[0]:.6g}")
+        verbose.stage(f"1-D fit of sign and norm: norm {np.linalg.norm(theta):.4g}, "
+                      f"trimmed MSE {best[0]:.6g}")
     init_coef = W.astype(np.float64) @ theta
     theta, b, n_iter = _robust_gd(
         Z, y_k, theta, b, link, eps=eps, aggregator=aggregator,
         learning_rate=learning_rate, max_iter=max_iter, tol=tol,
         fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
     )
+    fitted = int(keep.sum())
+    refit = _REFIT["rounds"] and max_iter > 0 and eps > 0
+    if refit:
+        theta, b, it, refit_keep = _residual_refit(
+            Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
+            learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose,
+        )
+        n_iter += it
+        fitted = int(refit_keep.sum())
+    if sub is not None:  # one more refit round on all rows
+        del Z, y_k
+        keep, _, _, Z, y_k = _prepare(X, y, eps, whiten, rng, verbose, location, W)
+        theta, b, it, refit_keep = _residual_refit(
+            Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
+            learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, rounds=1,
+        )
+        n_iter += it
+        fitted = int(refit_keep.sum())
     coef = W.astype(np.float64) @ theta
     intercept = float(b - coef @ location) if fit_intercept else 0.0
     if link.is_even:
@@ -551,5 +676,6 @@ def robust_single_index(
         whitening=np.asarray(W, dtype=np.float64),
         esc_constant=float(esc),
         link=link,
+        contamination=1.0 - fitted / n,
     )
     return coef, float(intercept), result
