@@ -66,5 +66,5 @@ def test_missing_file_error_names_path_and_variable(tmp_path, monkeypatch):
 def test_unknown_sensitive_attribute(data_home):
     with pytest.raises(ValueError, match="'sex' or 'race'"):
         load_adult(data_home, sensitive="age")
-    with pytest.raises(ValueError, match="'marital' or 'age'"):
+    with pytest.raises(ValueError, match="'marital', 'age' or 'education'"):
         load_bank(data_home, sensitive="sex")
