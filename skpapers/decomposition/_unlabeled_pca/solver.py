@@ -22,16 +22,24 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _least_squares,
 )
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
-    _hard_em,
     _lad,
     _lsrf,
+    _moment_search,
     _pseudo_likelihood,
+    moment_directions,
 )
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
 __all__ = ["UnlabeledPCAResult", "unlabeled_pca"]
 
-_N_RANDOM_STARTS = 50  # random starts of "hard_em" besides the "l1" and "lsrf" ones
+_MOMENT_ROUNDS = 8  # search rounds of "hard_em" for a sample not fitted to the noise level
+
+
+def _moment_schedule(r):
+    """Points per round on the moment sphere and hard-EM starts per round, by ``r``."""
+    if r <= 3:
+        return 360, 10
+    return min(500 * 4 ** (r - 3), 20_000), 20
 
 PARAMETER_CONSTRAINTS = {
     "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -121,7 +129,7 @@ def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
     return float(max(3.0 * 1.4826 * mad, floor))
 
 
-def _stage2_chunk(A, Y, M, method, tol, starts):
+def _stage2_chunk(A, Y, M, method, tol, search):
     """Stage-II coefficients of one chunk of samples (the unit of ``n_jobs``)."""
     if method == "lsrf":
         return _lsrf(A, Y, M, tol)
@@ -129,20 +137,21 @@ def _stage2_chunk(A, Y, M, method, tol, starts):
         return _lad(A, Y, M)
     if method == "pl":
         return _pseudo_likelihood(A, Y, M)
-    fixed = np.stack([_lad(A, Y, M), _lsrf(A, Y, M, tol)], axis=1)
-    return _hard_em(A, Y, M, np.concatenate([fixed, starts], axis=1))
+    threshold, dirs, full, n_best = search
+    accept = threshold * np.linalg.norm(Y, axis=1)
+    return _moment_search(A, Y, M, accept, dirs, full, n_best)[0]
 
 
-def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state):
-    starts = np.empty((len(Y), 0, U.shape[1]))
+def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state, threshold):
+    search = None
     if stage2 == "hard_em":
         rng = check_random_state(random_state)
-        norms = np.linalg.norm(Y, axis=1) / np.sqrt(U.shape[1])
-        starts = rng.standard_normal((len(Y), _N_RANDOM_STARTS, U.shape[1]))
-        starts *= norms[:, None, None]
+        n_points, n_best = _moment_schedule(U.shape[1])
+        dirs, full = moment_directions(U.shape[1], n_points, _MOMENT_ROUNDS, rng)
+        search = (threshold, dirs, full, n_best)
     n_chunks = min(effective_n_jobs(n_jobs), len(Y))
     chunks = Parallel(n_jobs=n_jobs)(
-        delayed(_stage2_chunk)(U, Y[s], None if M is None else M[s], stage2, lsrf_tol, starts[s])
+        delayed(_stage2_chunk)(U, Y[s], None if M is None else M[s], stage2, lsrf_tol, search)
         for s in gen_even_slices(len(Y), n_chunks)
     )
     return np.concatenate(chunks)
@@ -166,7 +175,7 @@ def coefficients(
     if selected.any():
         C[selected] = _stage2(
             U, Y[selected], None if M is None else M[selected], stage2, lsrf_tol, n_jobs,
-            random_state,
+            random_state, threshold,
         )
     return C, selected, M
 

@@ -1,0 +1,188 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Dense permutations, the flagging threshold and the large-m LSRF of UnlabeledPCA."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from skpapers.datasets import (
+    load_breast_cancer_benign,
+    load_exam_scores,
+    make_permuted_subspace,
+    normalize_records,
+    permute_records,
+)
+from skpapers.decomposition import UnlabeledPCA
+from skpapers.decomposition._unlabeled_pca.subspace import _flag_threshold
+from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import _lsrf
+from skpapers.metrics import principal_angle, relative_restoration_error
+
+
+def _restored_fraction(X_hat, X_true, permuted, tol=0.05):
+    err = np.linalg.norm(X_hat - X_true, axis=1) / np.linalg.norm(X_true, axis=1)
+    return np.mean(err[permuted] < tol)
+
+
+# --- dense permutations (alpha = 1) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "m, r, inliers, seed",
+    [(50, 3, 10, 101), (50, 3, 25, 102), (50, 4, 15, 103), (50, 5, 20, 104), (120, 3, 10, 105)],
+)
+def test_hard_em_restores_dense_permutations_where_stage1_succeeds(m, r, inliers, seed):
+    X, X_true, components, permuted = make_permuted_subspace(
+        100, m, r, outlier_ratio=1 - inliers / 100, shuffled_ratio=1.0, random_state=seed
+    )
+    upca = UnlabeledPCA(r, stage2="hard_em", random_state=seed)
+    X_hat = upca.fit_restore(X)
+    assert principal_angle(upca.components_, components) < 2.0  # Stage I succeeded
+    assert _restored_fraction(X_hat, X_true, permuted) >= 0.99
+    lsrf = UnlabeledPCA(r).fit_restore(X)  # the sparse solver cannot undo dense permutations
+    assert _restored_fraction(lsrf, X_true, permuted) < 0.2
+
+
+def test_hard_em_with_missing_entries_and_uninformative_first_moment():
+    X, X_true, components, permuted = make_permuted_subspace(
+        80, 40, 3, outlier_ratio=0.7, shuffled_ratio=1.0, noise=0.0, random_state=7
+    )
+    upca = UnlabeledPCA(3, stage2="hard_em", random_state=0).fit(X)
+    upca.components_ = components  # the true subspace: Stage II alone
+    rng = np.random.default_rng(0)
+    X_miss = X_true.copy()  # observed entries permuted among themselves, then NaN
+    for j in np.flatnonzero(permuted):
+        seen = np.flatnonzero(rng.random(40) > 0.1)
+        X_miss[j, seen] = X_true[j, rng.permutation(seen)]
+        X_miss[j, np.setdiff1d(np.arange(40), seen)] = np.nan
+    X_hat = upca.set_params(restore_samples="all").restore(X_miss)
+    assert _restored_fraction(X_hat, X_true, permuted, tol=1e-6) >= 0.99
+    # centred samples in a centred subspace: sum(A x) = sum(y) = 0 says nothing
+    P = np.eye(40) - 1 / 40
+    Q, _ = np.linalg.qr((components @ P).T)
+    Xc = X_true @ P @ Q @ Q.T
+    rng = np.random.default_rng(1)
+    Xc_perm = np.array([rng.permutation(x) for x in Xc])
+    upca.components_ = Q.T
+    Xc_hat = upca.restore(Xc_perm)
+    assert _restored_fraction(Xc_hat, Xc, np.ones(80, bool), tol=1e-6) >= 0.99
+
+
+def test_hard_em_memory_is_bounded_per_sample():
+    import tracemalloc
+
+    X, _, components, _ = make_permuted_subspace(
+        30, 1200, 3, outlier_ratio=1.0, shuffled_ratio=1.0, random_state=0
+    )
+    upca = UnlabeledPCA(3, stage2="hard_em", restore_samples="all", random_state=0).fit(X)
+    tracemalloc.start()
+    upca.restore(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < 250e6  # the search works in blocks of at most 2e6 entries
+
+
+# --- flagging ------------------------------------------------------------------------
+
+
+@given(
+    st.integers(1, 5),
+    st.integers(0, 5),
+    st.lists(st.floats(1e-6, 1.0), min_size=16, max_size=60),
+    st.floats(1.5, 5.0),
+)
+@settings(max_examples=60, deadline=None)
+def test_threshold_cannot_collapse(r, n_exact, rest, k):
+    """Exact fits never pull the threshold below the (r + 1)-th smallest distance."""
+    n_exact = min(n_exact, r)
+    d = np.r_[np.full(n_exact, 1e-10), rest]
+    threshold = _flag_threshold(d, r, 50, k)
+    assert threshold >= np.sort(d)[r] * (1 - 1e-12)
+    assert threshold <= 1.0 or threshold >= k * np.min(rest)
+
+
+@pytest.mark.parametrize("inliers, seed", [(10, 201), (15, 202), (25, 203)])
+def test_flags_on_dense_data_with_few_inliers(inliers, seed):
+    X, X_true, _, permuted = make_permuted_subspace(
+        100, 50, 3, outlier_ratio=1 - inliers / 100, shuffled_ratio=1.0, random_state=seed
+    )
+    upca = UnlabeledPCA(3).fit(X)
+    flagged = upca.permuted_mask_
+    assert flagged[~permuted].mean() < 0.10
+    assert flagged[permuted].mean() > 0.95
+
+
+def _records():
+    out = []
+    for loader, r, columns in (
+        (load_exam_scores, 3, list(range(7, 14))),
+        (load_breast_cancer_benign, 4, list(range(1, 30, 2))),
+    ):
+        try:
+            out.append((normalize_records(loader())[0], r, columns))
+        except FileNotFoundError:  # the exam scores are not shipped with the package
+            continue
+    return out
+
+
+@pytest.mark.parametrize("alpha, seed", [(0.1, 11), (0.3, 12), (1.0, 13)])
+def test_flags_on_records_leave_clean_attributes_alone(alpha, seed):
+    records = _records()
+    assert records  # the breast-cancer rows ship with scikit-learn
+    for Z, r, columns in records:
+        A = permute_records(Z, columns, alpha, random_state=seed).T
+        upca = UnlabeledPCA(r, max_iter=10000).fit(A)
+        truly = np.zeros(len(A), dtype=bool)
+        truly[columns] = True
+        flagged, d = upca.permuted_mask_, upca.distances_
+        assert flagged[~truly].mean() < 0.10
+        far = truly & (d > np.sqrt(1 - r / A.shape[1]) - 0.01)  # as far as a random direction
+        if far.any():
+            assert flagged[far].mean() > 0.95
+        if alpha == 1.0:
+            assert far.sum() >= 0.6 * truly.sum()
+
+
+@pytest.mark.parametrize("alpha, seed", [(0.1, 21), (0.3, 22), (1.0, 23)])
+def test_flagged_restoration_never_worse_than_doing_nothing_on_scores(alpha, seed):
+    try:
+        D = load_exam_scores()
+    except FileNotFoundError:
+        pytest.skip("the exam scores file is not available (set SKPAPERS_DATA)")
+    Z, norms, means = normalize_records(D)
+    A = permute_records(Z, list(range(7, 14)), alpha, random_state=seed).T
+    A_hat = UnlabeledPCA(3, max_iter=10000).fit_restore(A)
+
+    def err(B):
+        return relative_restoration_error(Z * norms + means, B.T * norms + means)
+
+    assert err(A_hat) <= err(A) + 1e-12
+
+
+# --- LSRF for many entries -------------------------------------------------------------
+
+
+def test_lsrf_deletes_several_rows_per_step_only_for_long_samples(monkeypatch):
+    from skpapers.decomposition._unlabeled_pca import unlabeled_sensing
+
+    X, X_true, components, _ = make_permuted_subspace(
+        6, 3000, 3, outlier_ratio=1.0, shuffled_ratio=0.3, random_state=0
+    )
+    A = components.T
+    C_true = X_true @ A
+    err = np.linalg.norm(_lsrf(A, X) - C_true)
+    with monkeypatch.context() as patch:  # one row per step all the way (the paper)
+        patch.setattr(unlabeled_sensing, "_LSRF_SINGLE", 10**9)
+        err_single = np.linalg.norm(_lsrf(A, X) - C_true)
+    assert err <= 1.5 * err_single + 1e-3
+    X0, X0_true, _, _ = make_permuted_subspace(
+        6, 3000, 3, outlier_ratio=1.0, shuffled_ratio=0.3, noise=0.0, random_state=0
+    )
+    C0 = _lsrf(A, X0, tol=1e-9)  # noise free with an early stop: exact
+    np.testing.assert_allclose(C0, X0_true @ A, atol=1e-8)
+    # short samples: one row per step, the paper's algorithm (equal to a loop per sample)
+    X, _, components, _ = make_permuted_subspace(20, 150, 3, shuffled_ratio=0.3, random_state=1)
+    C = _lsrf(components.T, X)
+    C_loop = np.concatenate([_lsrf(components.T, x[None]) for x in X])
+    np.testing.assert_allclose(C, C_loop, rtol=0, atol=1e-12)
