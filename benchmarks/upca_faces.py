@@ -49,24 +49,23 @@ def table_u4(faces, seeds, methods, jobs):
                 for b in (backends if s2 == methods[0] else ("sequential",))]
         runs.insert(1, (methods[0], "flagged", "sequential"))
         for stage2, which, backend in runs:
-            if True:
-                est = UnlabeledPCA(4, stage2=stage2, restore_samples=which, random_state=seed)
-                est.fit(X)
-                X_hat, sec2 = timed(_restore_with, est, X, backend)
-                flagged = est.permuted_mask_
-                rows.append(
-                    {"method": stage2, "restored": which, "backend": backend, "seed": seed,
-                     "error corrupted":
-                         relative_restoration_error(faces[corrupted], X_hat[corrupted]),
-                     "error all 64": relative_restoration_error(faces, X_hat),
-                     "error doing nothing (corrupted)":
-                         relative_restoration_error(faces[corrupted], X[corrupted]),
-                     "flag recall": float((flagged & corrupted).sum() / corrupted.sum()),
-                     "n flagged": int(flagged.sum()),
-                     "stage I seconds": sec1, "stage II seconds": sec2}
-                )  # fmt: skip
-                if example is None and stage2 == "lsrf" and which == "all":
-                    example = (faces, X, X_hat)
+            est = UnlabeledPCA(4, stage2=stage2, restore_samples=which, random_state=seed)
+            est.fit(X)
+            X_hat, sec2 = timed(_restore_with, est, X, backend)
+            flagged = est.permuted_mask_
+            rows.append(
+                {"method": stage2, "restored": which, "backend": backend, "seed": seed,
+                 "error corrupted":
+                     relative_restoration_error(faces[corrupted], X_hat[corrupted]),
+                 "error all 64": relative_restoration_error(faces, X_hat),
+                 "error doing nothing (corrupted)":
+                     relative_restoration_error(faces[corrupted], X[corrupted]),
+                 "flag recall": float((flagged & corrupted).sum() / corrupted.sum()),
+                 "n flagged": int(flagged.sum()),
+                 "stage I seconds": sec1, "stage II seconds": sec2}
+            )  # fmt: skip
+            if example is None and stage2 == "lsrf" and which == "all":
+                example = (faces, X, X_hat)
     return rows, example
 
 

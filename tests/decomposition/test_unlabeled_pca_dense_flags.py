@@ -186,3 +186,35 @@ def test_lsrf_deletes_several_rows_per_step_only_for_long_samples(monkeypatch):
     C = _lsrf(components.T, X)
     C_loop = np.concatenate([_lsrf(components.T, x[None]) for x in X])
     np.testing.assert_allclose(C, C_loop, rtol=0, atol=1e-12)
+
+
+# --- units of X -----------------------------------------------------------------------
+
+
+def test_lsrf_is_equivariant_under_scaling():
+    X, _, components, _ = make_permuted_subspace(40, 30, 3, shuffled_ratio=0.2, random_state=3)
+    A = components.T
+    C = _lsrf(A, X)
+    for c in (2.0, 300.0, 1e-3):  # residuals above 1 once deleted rows must stay deleted
+        np.testing.assert_allclose(_lsrf(A, c * X), c * C, rtol=1e-9, atol=1e-12 * c)
+
+
+@pytest.fixture(scope="module")
+def scale_reference():
+    X, _, _, _ = make_permuted_subspace(200, 30, 3, shuffled_ratio=0.1, random_state=4)
+    upca = UnlabeledPCA(3, lsrf_tol="auto").fit(X)
+    return X, upca, upca.restore(X)
+
+
+@given(st.floats(-150, 150))
+@settings(max_examples=25, deadline=None)
+def test_results_do_not_depend_on_the_units_of_X(scale_reference, log_c):
+    """Invariance under X -> c X for c in [1e-150, 1e150], to 1e-9 relative."""
+    X, ref, X_ref = scale_reference
+    c = 10.0**log_c
+    upca = UnlabeledPCA(3, lsrf_tol="auto").fit(c * X)
+    assert principal_angle(upca.components_, ref.components_) < 1e-9
+    np.testing.assert_array_equal(upca.permuted_mask_, ref.permuted_mask_)
+    np.testing.assert_allclose(upca.threshold_, ref.threshold_, rtol=1e-9)
+    np.testing.assert_allclose(upca.lsrf_tol_ / c, ref.lsrf_tol_, rtol=1e-9)
+    np.testing.assert_allclose(upca.restore(c * X) / c, X_ref, rtol=0, atol=1e-9)

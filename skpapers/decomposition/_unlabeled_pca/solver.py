@@ -157,6 +157,19 @@ def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state, threshold):
     return np.concatenate(chunks)
 
 
+def _power_of_two_scale(X):
+    """Return a power of two near the largest absolute entry (1 for a zero array).
+
+    Dividing by it is exact in floating point, and puts the data where squares
+    and sums neither overflow (``X * 1e160``) nor underflow (``X * 1e-200``).
+    """
+    with np.errstate(all="ignore"):
+        top = np.nanmax(np.abs(X)) if X.size else 0.0
+    if not np.isfinite(top) or top == 0:
+        return 1.0
+    return float(2.0 ** np.round(np.log2(top)))
+
+
 def coefficients(
     X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state
 ):
@@ -164,7 +177,23 @@ def coefficients(
 
     Samples whose distance exceeds ``threshold`` (every sample with
     ``restore_samples="all"``) go through Stage II; the others are projected.
+    The work is done on ``X`` divided by a power of two (:func:`_power_of_two_scale`)
+    and scaled back, so the result does not depend on the units of ``X``.
     """
+    scale = _power_of_two_scale(X)
+    X = X / scale
+    if lsrf_tol is not None:
+        lsrf_tol = lsrf_tol / scale
+    C, selected, M = _coefficients(
+        X, components, threshold, stage2=stage2, restore_samples=restore_samples,
+        lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state,
+    )
+    return C * scale, selected, M
+
+
+def _coefficients(
+    X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state
+):
     Y, M = observed(X, components.shape[0])
     U = components.T.astype(np.float64)
     C = _least_squares(U, Y, M)
@@ -235,7 +264,8 @@ def unlabeled_pca(
         Which samples go through Stage II.
     outlier_threshold : float, default=3.0
         A sample is flagged when its distance exceeds ``outlier_threshold``
-        times the IRLS-weighted median distance.
+        times the typical distance of the clean samples (or as many robust
+        standard deviations above it on a log scale).
     lsrf_tol : float, "auto" or None, default=None
         Early stop of ``"lsrf"`` (units of ``X``); None is the paper's algorithm.
     max_iter : int, default=1000
@@ -245,7 +275,7 @@ def unlabeled_pca(
     n_jobs : int, default=None
         Number of joblib workers for Stage II.
     random_state : int, RandomState instance or None, default=None
-        Seeds the random starts of ``stage2="hard_em"``.
+        Seeds the search points of ``stage2="hard_em"``.
     restore : bool, default=True
         Run Stage II on ``X``; False returns ``X_restored=None``.
 
@@ -287,7 +317,10 @@ def unlabeled_pca(
             "UnlabeledPCA needs more samples than components: "
             f"n_samples = {n_samples}, n_components = {r}."
         )
-    Y, M = observed(X, r)
+    scale = _power_of_two_scale(X)
+    Y, M = observed(X / scale, r)
+    if lsrf_tol is not None and lsrf_tol != "auto":
+        lsrf_tol = lsrf_tol / scale
     if stage1 == "cop":
         if M is not None:
             raise ValueError(
@@ -311,7 +344,8 @@ def unlabeled_pca(
         threshold=threshold,
         permuted_mask=flagged,
         n_iter=int(n_iter),
-        lsrf_tol=_resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged),
+        lsrf_tol=None if lsrf_tol is None else _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged)
+        * scale,
     )
     X_restored = None
     if restore:

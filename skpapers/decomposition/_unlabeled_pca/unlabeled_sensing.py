@@ -102,7 +102,7 @@ def _lsrf(A, Y, M=None, tol=None):
             for i in range(0, k, block)
         ])
     r = A.shape[1]
-    penalty = np.zeros((k, m)) if M is None else np.where(M, 0.0, -1.0)  # < 0: deleted
+    penalty = np.zeros((k, m)) if M is None else np.where(M, 0.0, -np.inf)  # deleted rows
     G = _masked_gram(A, M) if M is not None else np.broadcast_to(A.T @ A, (k, r, r)).copy()
     h = Y @ A
     count = np.full(k, m) if M is None else M.sum(axis=1)
@@ -129,7 +129,7 @@ def _lsrf(A, Y, M=None, tol=None):
             running[idx[~go]] = False
             idx, t = idx[go], t[go]
         a = A[t]  # (k', q, r)
-        penalty[idx[:, None], t] = -1.0
+        penalty[idx[:, None], t] = -np.inf
         G[idx] -= np.einsum("kqi,kqj->kij", a, a)
         h[idx] -= np.einsum("kqi,kq->ki", a, Y[idx[:, None], t])
         count[idx] -= q
