@@ -218,3 +218,31 @@ def test_results_do_not_depend_on_the_units_of_X(scale_reference, log_c):
     np.testing.assert_allclose(upca.threshold_, ref.threshold_, rtol=1e-9)
     np.testing.assert_allclose(upca.lsrf_tol_ / c, ref.lsrf_tol_, rtol=1e-9)
     np.testing.assert_allclose(upca.restore(c * X) / c, X_ref, rtol=0, atol=1e-9)
+
+
+# --- progress ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("verbose, n_min", [(0, 0), (1, 3), (2, 5)])
+def test_verbose_logs_the_stages(caplog, verbose, n_min):
+    import logging
+
+    from skpapers.decomposition import unlabeled_pca
+
+    X, _, _, _ = make_permuted_subspace(200, 20, 2, shuffled_ratio=0.2, random_state=6)
+    with caplog.at_level(logging.INFO, logger="skpapers"):
+        UnlabeledPCA(2, verbose=verbose).fit_restore(X)
+    lines = [r.getMessage() for r in caplog.records if r.name == "skpapers.unlabeled_pca"]
+    if verbose == 0:
+        assert lines == []
+        return
+    assert len(lines) >= n_min
+    text = "\n".join(lines)
+    assert "Stage I (dpcp)" in text and "flagging:" in text and "Stage II (lsrf)" in text
+    if verbose == 2:
+        assert "objective" in text and ("converged" in text or "max_iter" in text)
+        assert "chunk" in text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="skpapers"):
+        unlabeled_pca(X, 2, verbose=verbose)
+    assert any("Stage II" in r.getMessage() for r in caplog.records)

@@ -83,6 +83,10 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         Seeds the search points of ``stage2="hard_em"`` (for ``n_components``
         other than 3 and after the first round); every other option is
         deterministic.
+    verbose : int, default=0
+        0 silent; 1 one line per stage (Stage I, flagging, Stage II) with the
+        elapsed seconds on the ``skpapers.unlabeled_pca`` logger; 2 also the
+        Stage-I iterations (objective, why it stopped) and Stage-II chunks.
 
     Attributes
     ----------
@@ -209,6 +213,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         tol=1e-9,
         n_jobs=None,
         random_state=None,
+        verbose=0,
     ):
         self.n_components = n_components
         self.stage1 = stage1
@@ -221,6 +226,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
         self.tol = tol
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -259,6 +265,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
             lsrf_tol=self.lsrf_tol_,
             n_jobs=self.n_jobs,
             random_state=self.random_state,
+            verbose=self.verbose,
         )
 
     def _check_X(self, X):

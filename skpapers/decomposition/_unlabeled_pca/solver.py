@@ -28,6 +28,7 @@ from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     _pseudo_likelihood,
     moment_directions,
 )
+from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
 __all__ = ["UnlabeledPCAResult", "unlabeled_pca"]
@@ -53,6 +54,7 @@ PARAMETER_CONSTRAINTS = {
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
     "n_jobs": [numbers.Integral, None],
     "random_state": ["random_state"],
+    "verbose": ["verbose"],
 }
 
 
@@ -142,7 +144,7 @@ def _stage2_chunk(A, Y, M, method, tol, search):
     return _moment_search(A, Y, M, accept, dirs, full, n_best)[0]
 
 
-def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state, threshold):
+def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state, threshold, progress=None):
     search = None
     if stage2 == "hard_em":
         rng = check_random_state(random_state)
@@ -150,10 +152,17 @@ def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state, threshold):
         dirs, full = moment_directions(U.shape[1], n_points, _MOMENT_ROUNDS, rng)
         search = (threshold, dirs, full, n_best)
     n_chunks = min(effective_n_jobs(n_jobs), len(Y))
-    chunks = Parallel(n_jobs=n_jobs)(
+    if progress is not None and progress.verbose >= 2:
+        n_chunks = max(n_chunks, min(len(Y), 8))  # chunks to report on
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_stage2_chunk)(U, Y[s], None if M is None else M[s], stage2, lsrf_tol, search)
         for s in gen_even_slices(len(Y), n_chunks)
     )
+    chunks = []
+    for i, chunk in enumerate(results, 1):
+        chunks.append(chunk)
+        if progress is not None:
+            progress.iteration(f"Stage II ({stage2}): chunk {i}/{n_chunks} done", force=True)
     return np.concatenate(chunks)
 
 
@@ -171,7 +180,8 @@ def _power_of_two_scale(X):
 
 
 def coefficients(
-    X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state
+    X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
+    verbose=0, progress=None,
 ):
     """Coefficients of every sample, the samples sent to Stage II and the mask.
 
@@ -184,15 +194,17 @@ def coefficients(
     X = X / scale
     if lsrf_tol is not None:
         lsrf_tol = lsrf_tol / scale
+    progress = Progress("unlabeled_pca", verbose) if progress is None else progress
     C, selected, M = _coefficients(
         X, components, threshold, stage2=stage2, restore_samples=restore_samples,
-        lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state,
+        lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
     )
     return C * scale, selected, M
 
 
 def _coefficients(
-    X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state
+    X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
+    progress,
 ):
     Y, M = observed(X, components.shape[0])
     U = components.T.astype(np.float64)
@@ -204,8 +216,9 @@ def _coefficients(
     if selected.any():
         C[selected] = _stage2(
             U, Y[selected], None if M is None else M[selected], stage2, lsrf_tol, n_jobs,
-            random_state, threshold,
+            random_state, threshold, progress,
         )
+    progress.stage(f"Stage II ({stage2}): restored {int(selected.sum())} of {len(Y)} samples")
     return C, selected, M
 
 
@@ -237,6 +250,7 @@ def unlabeled_pca(
     tol=1e-9,
     n_jobs=None,
     random_state=None,
+    verbose=0,
     restore=True,
 ):
     """Subspace of samples whose entries may be permuted, and the restored samples.
@@ -276,6 +290,10 @@ def unlabeled_pca(
         Number of joblib workers for Stage II.
     random_state : int, RandomState instance or None, default=None
         Seeds the search points of ``stage2="hard_em"``.
+    verbose : int, default=0
+        0 silent; 1 one line per stage (Stage I, flagging, Stage II) on the
+        ``skpapers.unlabeled_pca`` logger; 2 also Stage-I iterations (objective,
+        why it stopped) and Stage-II chunks.
     restore : bool, default=True
         Run Stage II on ``X``; False returns ``X_restored=None``.
 
@@ -317,6 +335,7 @@ def unlabeled_pca(
             "UnlabeledPCA needs more samples than components: "
             f"n_samples = {n_samples}, n_components = {r}."
         )
+    progress = Progress("unlabeled_pca", verbose)
     scale = _power_of_two_scale(X)
     Y, M = observed(X / scale, r)
     if lsrf_tol is not None and lsrf_tol != "auto":
@@ -329,15 +348,17 @@ def unlabeled_pca(
             )
         U, n_iter = _coherence_pursuit(Y, r), 1
     elif stage1 == "pca":
-        U, n_iter = _dpcp(Y, M, r, 2.0, 1 if M is None else max_iter, tol)
+        U, n_iter = _dpcp(Y, M, r, 2.0, 1 if M is None else max_iter, tol, progress=progress)
     else:
-        U, n_iter = _dpcp(Y, M, r, p, max_iter, tol)
+        U, n_iter = _dpcp(Y, M, r, p, max_iter, tol, progress=progress)
 
     C = _least_squares(U, Y, M)
     d = distances(Y, M, C, U)
     m_obs = float(np.mean(M.sum(axis=1))) if M is not None else float(n_features)
     threshold = _flag_threshold(d, r, m_obs, outlier_threshold)
     flagged = d > threshold
+    progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
+    progress.stage(f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}")
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(
         distances=d,
@@ -352,6 +373,7 @@ def unlabeled_pca(
         C, selected, M = coefficients(
             X, components, threshold, stage2=stage2, restore_samples=restore_samples,
             lsrf_tol=result.lsrf_tol, n_jobs=n_jobs, random_state=random_state,
+            progress=progress,
         )
         X_restored = restored(X, C, selected, M, components).astype(X.dtype, copy=False)
     return components, X_restored, result
