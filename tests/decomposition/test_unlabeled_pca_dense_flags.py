@@ -246,3 +246,31 @@ def test_verbose_logs_the_stages(caplog, verbose, n_min):
     with caplog.at_level(logging.INFO, logger="skpapers"):
         unlabeled_pca(X, 2, verbose=verbose)
     assert any("Stage II" in r.getMessage() for r in caplog.records)
+
+
+def test_warns_on_a_feature_missing_everywhere():
+    X, X_true, components, _ = make_permuted_subspace(
+        200, 20, 2, shuffled_ratio=0.2, missing_ratio=0.1, random_state=0
+    )
+    X[:, [3, 7]] = np.nan
+    with pytest.warns(UserWarning, match=r"column\(s\) 3, 7 are missing .* fills them with 0"):
+        upca = UnlabeledPCA(2).fit(X)
+    assert np.abs(upca.components_[:, [3, 7]]).max() < 1e-12
+    with pytest.warns(UserWarning, match="3, 7"):
+        X_hat = upca.restore(X)
+    assert np.abs(X_hat[:, [3, 7]]).max() < 1e-12
+    assert not np.isnan(X_hat).any()
+
+
+def test_restore_honours_set_output_pandas():
+    pd = pytest.importorskip("pandas")
+    X, _, _, _ = make_permuted_subspace(100, 10, 2, shuffled_ratio=0.3, random_state=0)
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(10)], index=np.arange(100) + 1000)
+    upca = UnlabeledPCA(2).set_output(transform="pandas")
+    out = upca.fit_restore(frame)
+    assert isinstance(out, pd.DataFrame)
+    assert list(out.columns) == list(frame.columns)
+    assert list(out.index) == list(frame.index)
+    np.testing.assert_allclose(out.to_numpy(), UnlabeledPCA(2).fit_restore(X), atol=1e-12)
+    assert isinstance(upca.restore(frame.iloc[:5]), pd.DataFrame)
+    assert isinstance(UnlabeledPCA(2).fit(frame).restore(frame), np.ndarray)

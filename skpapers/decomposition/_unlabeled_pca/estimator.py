@@ -327,14 +327,30 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstima
 
         Returns
         -------
-        X_restored : ndarray of shape (n_samples, n_features)
+        X_restored : ndarray or DataFrame of shape (n_samples, n_features)
             Flagged samples (all, with ``restore_samples="all"``) replaced by
             their Stage-II reconstruction ``c_j @ components_``; the other samples
             unchanged, except that their missing entries are filled by projection.
+            A DataFrame with the input's columns and index under
+            ``set_output(transform="pandas")``.
         """
+        X_in = X
         X = self._check_X(X)
         C, selected, M = self._coefficients(X)
-        return restored(X, C, selected, M, self.components_).astype(X.dtype, copy=False)
+        out = restored(X, C, selected, M, self.components_).astype(X.dtype, copy=False)
+        return self._wrap_restored(out, X_in)
+
+    def _wrap_restored(self, out, X_in):
+        """Return a DataFrame like the input under ``set_output(transform="pandas")``."""
+        config = getattr(self, "_sklearn_output_config", {}).get("transform", "default")
+        if config != "pandas":
+            return out
+        import pandas as pd
+
+        columns = getattr(X_in, "columns", None)
+        if columns is None and hasattr(self, "feature_names_in_"):
+            columns = self.feature_names_in_
+        return pd.DataFrame(out, columns=columns, index=getattr(X_in, "index", None))
 
     def fit_restore(self, X, y=None):
         """Fit the subspace on ``X`` and restore ``X``.

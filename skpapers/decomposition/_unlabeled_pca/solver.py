@@ -7,6 +7,7 @@ calls in ``fit``; :func:`coefficients` is what ``transform`` and ``restore`` cal
 """
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,6 +97,16 @@ def observed(X, n_components, who="UnlabeledPCA"):
     if not missing.any():
         return np.asarray(X, dtype=np.float64), None
     mask = ~missing
+    empty = np.flatnonzero(~mask.any(axis=0))
+    if empty.size:
+        head = ", ".join(str(i) for i in empty[:10]) + (", ..." if empty.size > 10 else "")
+        warnings.warn(
+            f"{who}: feature column(s) {head} are missing (NaN) in every sample. The "
+            "subspace has no information there: components_ is 0 along them, and "
+            "restore fills them with 0.",
+            UserWarning,
+            stacklevel=3,
+        )
     n_obs = mask.sum(axis=1)
     if np.any(n_obs == 0):
         raise ValueError(
