@@ -90,7 +90,7 @@ def table_u5(seeds, quick, wide):
                 add("DPCP+hard_em", X_hat, sec, angle)
                 gt = with_components(comp, X, stage2="hard_em", random_state=seed)
                 add("GT+hard_em", *timed(gt.restore, X), 0.0)
-                n_starts = (50, 500) if r == 3 and not quick else (50,)
+                n_starts = (50, 500) if r == 3 else (50,)
                 for n in n_starts:
                     base = UnlabeledPCA(r).fit(X)
                     X_hat, sec = timed(random_start_hard_em, base, X, n, seed)
