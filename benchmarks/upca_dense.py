@@ -34,18 +34,20 @@ def _hard_em_one(A, y, starts, max_iter=1000, tol=1e-4):
     ys = np.sort(y)
     X = starts.copy()
     best = np.full(len(X), np.inf)
-    running = np.ones(len(X), dtype=bool)
+    run = np.arange(len(X))  # starts still improving by at least tol |y|
+    pinv = np.linalg.pinv(A)
     for _ in range(max_iter):
-        Z = X @ A.T
+        Z = X[run] @ A.T
         order = np.argsort(Z, axis=1)
         err = np.linalg.norm(ys - np.take_along_axis(Z, order, axis=1), axis=1)
-        running &= best - err >= tol * np.linalg.norm(y)
-        best = np.minimum(best, err)
-        if not running.any():
+        going = best[run] - err >= tol * np.linalg.norm(y)
+        best[run] = np.minimum(best[run], err)
+        run, order = run[going], order[going]
+        if run.size == 0:
             break
-        matched = np.empty_like(Z)
-        np.put_along_axis(matched, order, np.broadcast_to(ys, Z.shape), axis=1)
-        X = np.where(running[:, None], np.linalg.lstsq(A, matched.T, rcond=None)[0].T, X)
+        matched = np.empty((run.size, len(y)))
+        np.put_along_axis(matched, order, np.broadcast_to(ys, matched.shape), axis=1)
+        X[run] = matched @ pinv.T
     err = np.linalg.norm(ys - np.sort(X @ A.T, axis=1), axis=1)
     return X[np.argmin(err)]
 
