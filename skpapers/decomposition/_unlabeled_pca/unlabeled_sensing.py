@@ -17,7 +17,7 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _solve,
 )
 
-_LSRF_BLOCK = 400_000  # entries of one block of samples of the batched LSRF (cache sized)
+_LSRF_BLOCK = 100_000  # entries of one block of samples of the batched LSRF (cache sized)
 _LSRF_SINGLE = 100  # below this many rows left, LSRF deletes one row per step (the paper)
 
 
