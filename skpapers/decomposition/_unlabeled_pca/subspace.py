@@ -50,7 +50,7 @@ def _top_subspace(X, w, r):
     """Top-``r`` eigenvectors of ``X.T @ diag(w) @ X`` as ``(m, r)`` columns."""
     n, m = X.shape
     if m <= n:
-        R = (X * w[:, None]).T @ X
+        R = X.T @ (X * w[:, None])
         _, vecs = eigh(R, subset_by_index=[m - r, m - 1])
         return vecs[:, ::-1]
     # more features than samples: the same eigenvectors from a thin SVD
