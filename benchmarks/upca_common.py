@@ -41,6 +41,23 @@ def lsrf_textbook(A, y):
     return x
 
 
+def lsrf_downdated(A, y):
+    """LSRF for one sample, one row per step, downdated normal equations (the paper's steps)."""
+    m, r = A.shape
+    keep = np.ones(m, dtype=bool)
+    G, h = A.T @ A, A.T @ y
+    x = np.linalg.solve(G, h)
+    for _ in range(m - r):
+        x = np.linalg.solve(G, h)
+        res = np.abs(y - A @ x)
+        res[~keep] = -1.0
+        t = np.argmax(res)
+        keep[t] = False
+        G -= np.outer(A[t], A[t])
+        h -= A[t] * y[t]
+    return x
+
+
 def with_components(components, X, **params):
     """An estimator fitted on ``X`` whose subspace is then replaced by ``components``.
 

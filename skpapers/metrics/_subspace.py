@@ -11,6 +11,14 @@ from sklearn.utils import check_array, check_consistent_length
 __all__ = ["principal_angle", "refined_restoration_error", "relative_restoration_error"]
 
 
+def _check_finite(X, name, what="values"):
+    """``X`` as a float array; a ValueError naming ``name`` on NaN or infinite entries."""
+    X = check_array(X, dtype=np.float64, ensure_all_finite=False)
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinite {what}; pass finite arrays.")
+    return X
+
+
 def principal_angle(A, B):
     """Largest principal angle, in degrees, between the row spaces of ``A`` and ``B``.
 
@@ -49,8 +57,11 @@ def principal_angle(A, B):
     >>> principal_angle(np.array([[1.0, 0.0, 0.0]]), np.array([[1.0, 1.0, 0.0]]))
     45.0...
     """
-    A = check_array(A, dtype=np.float64)
-    B = check_array(B, dtype=np.float64)
+    A = _check_finite(A, "A")
+    B = _check_finite(B, "B")
+    for name, M in (("A", A), ("B", B)):
+        if not np.any(M):
+            raise ValueError(f"{name} is zero: its rows span no subspace.")
     if A.shape[1] != B.shape[1]:
         raise ValueError(
             f"A and B must have the same number of columns (features); got {A.shape[1]} "
@@ -85,8 +96,8 @@ def relative_restoration_error(X_true, X_restored):
     >>> relative_restoration_error(np.array([[3.0, 4.0]]), np.array([[3.0, 3.0]]))
     0.2
     """
-    X_true = check_array(X_true, dtype=np.float64)
-    X_restored = check_array(X_restored, dtype=np.float64)
+    X_true = _check_finite(X_true, "X_true")
+    X_restored = _check_finite(X_restored, "X_restored")
     check_consistent_length(X_true, X_restored)
     if X_true.shape != X_restored.shape:
         raise ValueError(
@@ -134,8 +145,8 @@ def refined_restoration_error(X_true, X_restored, n_components):
     >>> round(refined_restoration_error(X, 2 * X, n_components=2), 12)
     0.0
     """
-    X_true = check_array(X_true, dtype=np.float64)
-    X_restored = check_array(X_restored, dtype=np.float64)
+    X_true = _check_finite(X_true, "X_true")
+    X_restored = _check_finite(X_restored, "X_restored")
     if X_true.shape != X_restored.shape:
         raise ValueError(
             f"X_true and X_restored must have the same shape; got {X_true.shape} and "
@@ -149,6 +160,8 @@ def refined_restoration_error(X_true, X_restored, n_components):
     norm = np.linalg.norm(X_true)
     if norm == 0:
         raise ValueError("X_true is zero: the relative error is undefined.")
+    if not np.any(X_restored):
+        raise ValueError("X_restored is zero: it spans no subspace to refine on.")
     _, _, Vt = np.linalg.svd(X_restored, full_matrices=False)
     V = Vt[:n_components]
     X_ref = (X_restored @ V.T) @ V

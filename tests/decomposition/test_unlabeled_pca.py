@@ -181,8 +181,9 @@ def test_pseudo_likelihood_and_hard_em_with_the_true_basis():
     C_pl = _pseudo_likelihood(A, X)
     assert np.median(np.linalg.norm(C_pl - C_true, axis=1)) < 0.02
     starts = np.random.default_rng(0).standard_normal((60, 20, 3))
-    C_em = _hard_em(A, X, None, np.concatenate([C_true[:, None], starts], axis=1))
-    np.testing.assert_allclose(C_em, C_true, atol=1e-8)  # the true point is a fixed point
+    C_em, err = _hard_em(A, X, None, np.concatenate([C_true[:, None], starts], axis=1))
+    np.testing.assert_allclose(C_em, C_true, atol=1e-8)
+    np.testing.assert_allclose(err, 0.0, atol=1e-8)  # the true point is a fixed point
 
 
 # --- missing entries (unlabeled matrix completion) ----------------------------------

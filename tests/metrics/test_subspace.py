@@ -32,6 +32,32 @@ def test_principal_angle_ignores_the_basis_and_is_accurate_for_tiny_angles():
 def test_principal_angle_errors():
     with pytest.raises(ValueError, match="same number of columns"):
         principal_angle(np.eye(3), np.eye(4))
+    with pytest.raises(ValueError, match="A is zero"):
+        principal_angle(np.zeros((1, 3)), np.eye(3))
+    with pytest.raises(ValueError, match="B is zero"):
+        principal_angle(np.eye(3), np.zeros((2, 3)))
+    for bad in (np.nan, np.inf):
+        with pytest.raises(ValueError, match="B contains NaN or infinite"):
+            principal_angle(np.eye(3), np.array([[1.0, bad, 0.0]]))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_restoration_errors_reject_non_finite_and_zero_inputs(bad):
+    from skpapers.metrics import refined_restoration_error
+
+    X = np.eye(3)
+    Y = X.copy()
+    Y[0, 1] = bad
+    for fn in (relative_restoration_error,
+               lambda a, b: refined_restoration_error(a, b, 2)):  # fmt: skip
+        with pytest.raises(ValueError, match="X_restored contains NaN or infinite"):
+            fn(X, Y)
+        with pytest.raises(ValueError, match="X_true contains NaN or infinite"):
+            fn(Y, X)
+        with pytest.raises(ValueError, match="X_true is zero"):
+            fn(np.zeros((3, 3)), X)
+    with pytest.raises(ValueError, match="X_restored is zero"):
+        refined_restoration_error(X, np.zeros((3, 3)), 2)
 
 
 def test_relative_restoration_error():

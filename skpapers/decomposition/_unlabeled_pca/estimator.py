@@ -49,8 +49,9 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
     stage2 : {"lsrf", "l1", "pl", "hard_em"}, default="lsrf"
         Stage-II unlabeled-sensing solver: ``"lsrf"`` least squares with
         recursive filtration (the paper's), ``"l1"`` least absolute deviations,
-        ``"pl"`` pseudo-likelihood, ``"hard_em"`` sort-and-match hard EM from
-        several starts (for densely permuted samples).
+        ``"pl"`` pseudo-likelihood, ``"hard_em"`` sort-and-match hard EM started
+        from the coefficients that match the first two power sums of the sample
+        (for densely permuted samples, every entry shuffled).
     p : float in (0, 2], default=0.5
         Exponent of the DPCP objective ``sum_j dist(x_j, S)**p`` (IRLS weights
         ``dist**(p - 2)``). 0.5 is the authors' code, 1 the textbook DPCP, 2 is
@@ -60,8 +61,10 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         distance to the subspace exceeds :attr:`threshold_` (the others are kept
         unchanged), ``"all"`` every sample (the authors' code path).
     outlier_threshold : float, default=3.0
-        A sample is flagged when ``distances_[j] > outlier_threshold * scale``,
-        ``scale`` being the IRLS-weighted median of the distances (Notes).
+        ``k`` of the flagging rule: a sample is flagged when its distance
+        exceeds ``k`` times the typical distance of the clean samples, or ``k``
+        robust standard deviations above it on a log scale when those distances
+        spread widely (Notes).
     lsrf_tol : float, "auto" or None, default=None
         Early stop of ``"lsrf"``: a sample stops deleting entries once its largest
         absolute residual is at most ``lsrf_tol`` (units of ``X``). ``"auto"``
@@ -78,8 +81,13 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         independently. ``None`` means 1 unless in a
         :obj:`joblib.parallel_config` context; ``-1`` uses all processors.
     random_state : int, RandomState instance or None, default=None
-        Seeds the random starts of ``stage2="hard_em"``; every other option is
+        Seeds the search points of ``stage2="hard_em"`` (for ``n_components``
+        other than 3 and after the first round); every other option is
         deterministic.
+    verbose : int, default=0
+        0 silent; 1 one line per stage (Stage I, flagging, Stage II) with the
+        elapsed seconds on the ``skpapers.unlabeled_pca`` logger; 2 also the
+        Stage-I iterations (objective, why it stopped) and Stage-II chunks.
 
     Attributes
     ----------
@@ -122,22 +130,40 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
     Deviations from the paper and the authors' code:
 
     - ``restore_samples="flagged"`` (the default) restores only flagged samples;
-      the paper's code restores every sample (``"all"``). Flagging is a project
-      rule: ``scale`` is the median of ``distances_`` weighted by the final IRLS
-      weights ``max(d, 1e-9)**(p - 2)`` (``p = 0.5`` for ``"cop"``/``"pca"``),
-      floored at 1e-12. The parameter is named ``restore_samples`` rather than
-      ``restore`` because :meth:`restore` is the main method.
+      the paper's code restores every sample (``"all"``). The parameter is named
+      ``restore_samples`` rather than ``restore`` because :meth:`restore` is the
+      main method. Flagging is not in the paper. The ``n_components`` smallest
+      distances are left out (when ``n_samples >= 3 n_components + 1``): an
+      ``l_p`` fit with ``p < 1`` passes exactly through up to ``n_components``
+      samples, whose distance (~1e-9) says nothing about the noise. On the rest,
+      floored at 1e-12, the location ``s`` and spread ``t`` of ``log d`` are the
+      median and 1.4826 x the median absolute deviation weighted by ``1 / d``
+      (dominated by the samples near the subspace even when 90% are permuted);
+      ``threshold_ = s * max(k, exp(k t))`` with ``k = outlier_threshold``. A
+      sample as far from the subspace as a random direction (``d**2`` 3 standard
+      deviations below the mean of ``Beta((m - r) / 2, r / 2)``) is always
+      flagged, unless the typical clean sample is that far. The threshold is
+      never below the ``(n_components + 1)``-th smallest distance.
     - ``lsrf_tol`` (early stop of LSRF) is a project extension; ``None`` is the
       paper's algorithm. LSRF uses downdated normal equations, batched over
-      samples; results equal the textbook algorithm.
+      samples; while more than ``100 + n_components + 1`` entries of a sample
+      remain, one step deletes the 1% with the largest residuals at once (the
+      paper deletes one per step), so samples with up to about 100 entries
+      follow the paper exactly and images with tens of thousands of entries
+      need a few hundred steps instead of one per entry.
     - ``"l1"`` solves least absolute deviations by IRLS, not by the authors'
-      proximal subgradient method (same minimiser). ``"hard_em"`` starts from the
-      ``"l1"`` and ``"lsrf"`` solutions and 50 random points ``N(0, I) |x_j| /
-      sqrt(r)`` instead of AIEM or CCV-Min (not shipped: exponential in
-      ``n_components``); 10 random starts restored only 2/3 of densely permuted
-      samples at ``m = 50, r = 3``, 50 restored 97%. It stops on an
-      improvement below 1e-4 relative to the sample norm (the authors: 1e-4
-      absolute on unit-norm data).
+      proximal subgradient method (same minimiser).
+    - ``"hard_em"`` replaces the authors' algebraic initialisation (AIEM,
+      which solves the polynomial system of the first ``r`` power sums
+      ``sum_t (a_t . c)^k = sum_t y_t^k``) by a search: the first two power sums
+      put ``c`` on an ``(r - 2)``-sphere (a circle for ``r = 3``); a round scores
+      points of it by ``|sort(y) - sort(A c)|`` (360 angles for ``r = 3``,
+      ``500 * 4**(r - 3)`` random points up to 20000 otherwise) and runs hard EM
+      (sort and match, least squares; stop below 1e-4 relative improvement)
+      from the 10 best local minima (20 best points for ``r > 3``). A sample
+      whose error is at most ``threshold_ * |y|`` (the noise level of the clean
+      samples) stops; the others get up to 8 rounds with fresh points. Memory
+      is bounded by blocks of at most 2e6 entries.
     - ``"cop"`` keeps exactly ``n_components`` samples, as the authors' code.
     - Missing entries (NaN): Stage I is a masked DPCP-IRLS (or masked PCA) that
       refills each sample's missing entries from its least-squares fit on the
@@ -188,6 +214,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         tol=1e-9,
         n_jobs=None,
         random_state=None,
+        verbose=0,
     ):
         self.n_components = n_components
         self.stage1 = stage1
@@ -200,6 +227,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         self.tol = tol
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
@@ -238,6 +266,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
             lsrf_tol=self.lsrf_tol_,
             n_jobs=self.n_jobs,
             random_state=self.random_state,
+            verbose=self.verbose,
         )
 
     def _check_X(self, X):
@@ -299,14 +328,30 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
 
         Returns
         -------
-        X_restored : ndarray of shape (n_samples, n_features)
+        X_restored : ndarray or DataFrame of shape (n_samples, n_features)
             Flagged samples (all, with ``restore_samples="all"``) replaced by
             their Stage-II reconstruction ``c_j @ components_``; the other samples
             unchanged, except that their missing entries are filled by projection.
+            A DataFrame with the input's columns and index under
+            ``set_output(transform="pandas")``.
         """
+        X_in = X
         X = self._check_X(X)
         C, selected, M = self._coefficients(X)
-        return restored(X, C, selected, M, self.components_).astype(X.dtype, copy=False)
+        out = restored(X, C, selected, M, self.components_).astype(X.dtype, copy=False)
+        return self._wrap_restored(out, X_in)
+
+    def _wrap_restored(self, out, X_in):
+        """Return a DataFrame like the input under ``set_output(transform="pandas")``."""
+        config = getattr(self, "_sklearn_output_config", {}).get("transform", "default")
+        if config != "pandas":
+            return out
+        import pandas as pd
+
+        columns = getattr(X_in, "columns", None)
+        if columns is None and hasattr(self, "feature_names_in_"):
+            columns = self.feature_names_in_
+        return pd.DataFrame(out, columns=columns, index=getattr(X_in, "index", None))
 
     def fit_restore(self, X, y=None):
         """Fit the subspace on ``X`` and restore ``X``.

@@ -7,6 +7,7 @@ calls in ``fit``; :func:`coefficients` is what ``transform`` and ``restore`` cal
 """
 
 import numbers
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,16 +23,25 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _least_squares,
 )
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
-    _hard_em,
     _lad,
     _lsrf,
+    _moment_search,
     _pseudo_likelihood,
+    moment_directions,
 )
+from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
 __all__ = ["UnlabeledPCAResult", "unlabeled_pca"]
 
-_N_RANDOM_STARTS = 50  # random starts of "hard_em" besides the "l1" and "lsrf" ones
+_MOMENT_ROUNDS = 8  # search rounds of "hard_em" for a sample not fitted to the noise level
+
+
+def _moment_schedule(r):
+    """Points per round on the moment sphere and hard-EM starts per round, by ``r``."""
+    if r <= 3:
+        return 360, 10
+    return min(500 * 4 ** (r - 3), 20_000), 20
 
 PARAMETER_CONSTRAINTS = {
     "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -45,6 +55,7 @@ PARAMETER_CONSTRAINTS = {
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
     "n_jobs": [numbers.Integral, None],
     "random_state": ["random_state"],
+    "verbose": ["verbose"],
 }
 
 
@@ -86,6 +97,16 @@ def observed(X, n_components, who="UnlabeledPCA"):
     if not missing.any():
         return np.asarray(X, dtype=np.float64), None
     mask = ~missing
+    empty = np.flatnonzero(~mask.any(axis=0))
+    if empty.size:
+        head = ", ".join(str(i) for i in empty[:10]) + (", ..." if empty.size > 10 else "")
+        warnings.warn(
+            f"{who}: feature column(s) {head} are missing (NaN) in every sample. The "
+            "subspace has no information there: components_ is 0 along them, and "
+            "restore fills them with 0.",
+            UserWarning,
+            stacklevel=3,
+        )
     n_obs = mask.sum(axis=1)
     if np.any(n_obs == 0):
         raise ValueError(
@@ -121,7 +142,7 @@ def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
     return float(max(3.0 * 1.4826 * mad, floor))
 
 
-def _stage2_chunk(A, Y, M, method, tol, starts):
+def _stage2_chunk(A, Y, M, method, tol, search):
     """Stage-II coefficients of one chunk of samples (the unit of ``n_jobs``)."""
     if method == "lsrf":
         return _lsrf(A, Y, M, tol)
@@ -129,33 +150,73 @@ def _stage2_chunk(A, Y, M, method, tol, starts):
         return _lad(A, Y, M)
     if method == "pl":
         return _pseudo_likelihood(A, Y, M)
-    fixed = np.stack([_lad(A, Y, M), _lsrf(A, Y, M, tol)], axis=1)
-    return _hard_em(A, Y, M, np.concatenate([fixed, starts], axis=1))
+    threshold, dirs, full, n_best = search
+    accept = threshold * np.linalg.norm(Y, axis=1)
+    return _moment_search(A, Y, M, accept, dirs, full, n_best)[0]
 
 
-def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state):
-    starts = np.empty((len(Y), 0, U.shape[1]))
+def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state, threshold, progress=None):
+    search = None
     if stage2 == "hard_em":
         rng = check_random_state(random_state)
-        norms = np.linalg.norm(Y, axis=1) / np.sqrt(U.shape[1])
-        starts = rng.standard_normal((len(Y), _N_RANDOM_STARTS, U.shape[1]))
-        starts *= norms[:, None, None]
+        n_points, n_best = _moment_schedule(U.shape[1])
+        dirs, full = moment_directions(U.shape[1], n_points, _MOMENT_ROUNDS, rng)
+        search = (threshold, dirs, full, n_best)
     n_chunks = min(effective_n_jobs(n_jobs), len(Y))
-    chunks = Parallel(n_jobs=n_jobs)(
-        delayed(_stage2_chunk)(U, Y[s], None if M is None else M[s], stage2, lsrf_tol, starts[s])
+    if progress is not None and progress.verbose >= 2:
+        n_chunks = max(n_chunks, min(len(Y), 8))  # chunks to report on
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_stage2_chunk)(U, Y[s], None if M is None else M[s], stage2, lsrf_tol, search)
         for s in gen_even_slices(len(Y), n_chunks)
     )
+    chunks = []
+    for i, chunk in enumerate(results, 1):
+        chunks.append(chunk)
+        if progress is not None:
+            progress.iteration(f"Stage II ({stage2}): chunk {i}/{n_chunks} done", force=True)
     return np.concatenate(chunks)
 
 
+def _power_of_two_scale(X):
+    """Return a power of two near the largest absolute entry (1 for a zero array).
+
+    Dividing by it is exact in floating point, and puts the data where squares
+    and sums neither overflow (``X * 1e160``) nor underflow (``X * 1e-200``).
+    """
+    with np.errstate(all="ignore"):
+        top = np.nanmax(np.abs(X)) if X.size else 0.0
+    if not np.isfinite(top) or top == 0:
+        return 1.0
+    return float(2.0 ** np.round(np.log2(top)))
+
+
 def coefficients(
-    X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state
+    X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
+    verbose=0, progress=None,
 ):
     """Coefficients of every sample, the samples sent to Stage II and the mask.
 
     Samples whose distance exceeds ``threshold`` (every sample with
     ``restore_samples="all"``) go through Stage II; the others are projected.
+    The work is done on ``X`` divided by a power of two (:func:`_power_of_two_scale`)
+    and scaled back, so the result does not depend on the units of ``X``.
     """
+    scale = _power_of_two_scale(X)
+    X = X / scale
+    if lsrf_tol is not None:
+        lsrf_tol = lsrf_tol / scale
+    progress = Progress("unlabeled_pca", verbose) if progress is None else progress
+    C, selected, M = _coefficients(
+        X, components, threshold, stage2=stage2, restore_samples=restore_samples,
+        lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
+    )
+    return C * scale, selected, M
+
+
+def _coefficients(
+    X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
+    progress,
+):
     Y, M = observed(X, components.shape[0])
     U = components.T.astype(np.float64)
     C = _least_squares(U, Y, M)
@@ -166,8 +227,9 @@ def coefficients(
     if selected.any():
         C[selected] = _stage2(
             U, Y[selected], None if M is None else M[selected], stage2, lsrf_tol, n_jobs,
-            random_state,
+            random_state, threshold, progress,
         )
+    progress.stage(f"Stage II ({stage2}): restored {int(selected.sum())} of {len(Y)} samples")
     return C, selected, M
 
 
@@ -199,6 +261,7 @@ def unlabeled_pca(
     tol=1e-9,
     n_jobs=None,
     random_state=None,
+    verbose=0,
     restore=True,
 ):
     """Subspace of samples whose entries may be permuted, and the restored samples.
@@ -226,7 +289,8 @@ def unlabeled_pca(
         Which samples go through Stage II.
     outlier_threshold : float, default=3.0
         A sample is flagged when its distance exceeds ``outlier_threshold``
-        times the IRLS-weighted median distance.
+        times the typical distance of the clean samples (or as many robust
+        standard deviations above it on a log scale).
     lsrf_tol : float, "auto" or None, default=None
         Early stop of ``"lsrf"`` (units of ``X``); None is the paper's algorithm.
     max_iter : int, default=1000
@@ -236,7 +300,11 @@ def unlabeled_pca(
     n_jobs : int, default=None
         Number of joblib workers for Stage II.
     random_state : int, RandomState instance or None, default=None
-        Seeds the random starts of ``stage2="hard_em"``.
+        Seeds the search points of ``stage2="hard_em"``.
+    verbose : int, default=0
+        0 silent; 1 one line per stage (Stage I, flagging, Stage II) on the
+        ``skpapers.unlabeled_pca`` logger; 2 also Stage-I iterations (objective,
+        why it stopped) and Stage-II chunks.
     restore : bool, default=True
         Run Stage II on ``X``; False returns ``X_restored=None``.
 
@@ -278,7 +346,11 @@ def unlabeled_pca(
             "UnlabeledPCA needs more samples than components: "
             f"n_samples = {n_samples}, n_components = {r}."
         )
-    Y, M = observed(X, r)
+    progress = Progress("unlabeled_pca", verbose)
+    scale = _power_of_two_scale(X)
+    Y, M = observed(X / scale, r)
+    if lsrf_tol is not None and lsrf_tol != "auto":
+        lsrf_tol = lsrf_tol / scale
     if stage1 == "cop":
         if M is not None:
             raise ValueError(
@@ -287,28 +359,32 @@ def unlabeled_pca(
             )
         U, n_iter = _coherence_pursuit(Y, r), 1
     elif stage1 == "pca":
-        U, n_iter = _dpcp(Y, M, r, 2.0, 1 if M is None else max_iter, tol)
+        U, n_iter = _dpcp(Y, M, r, 2.0, 1 if M is None else max_iter, tol, progress=progress)
     else:
-        U, n_iter = _dpcp(Y, M, r, p, max_iter, tol)
+        U, n_iter = _dpcp(Y, M, r, p, max_iter, tol, progress=progress)
 
     C = _least_squares(U, Y, M)
     d = distances(Y, M, C, U)
     m_obs = float(np.mean(M.sum(axis=1))) if M is not None else float(n_features)
     threshold = _flag_threshold(d, r, m_obs, outlier_threshold)
     flagged = d > threshold
+    progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
+    progress.stage(f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}")
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(
         distances=d,
         threshold=threshold,
         permuted_mask=flagged,
         n_iter=int(n_iter),
-        lsrf_tol=_resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged),
+        lsrf_tol=None if lsrf_tol is None else _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged)
+        * scale,
     )
     X_restored = None
     if restore:
         C, selected, M = coefficients(
             X, components, threshold, stage2=stage2, restore_samples=restore_samples,
             lsrf_tol=result.lsrf_tol, n_jobs=n_jobs, random_state=random_state,
+            progress=progress,
         )
         X_restored = restored(X, C, selected, M, components).astype(X.dtype, copy=False)
     return components, X_restored, result

@@ -50,7 +50,7 @@ def _top_subspace(X, w, r):
     """Top-``r`` eigenvectors of ``X.T @ diag(w) @ X`` as ``(m, r)`` columns."""
     n, m = X.shape
     if m <= n:
-        R = (X * w[:, None]).T @ X
+        R = X.T @ (X * w[:, None])
         _, vecs = eigh(R, subset_by_index=[m - r, m - 1])
         return vecs[:, ::-1]
     # more features than samples: the same eigenvectors from a thin SVD
@@ -58,7 +58,7 @@ def _top_subspace(X, w, r):
     return Vt[:r].T
 
 
-def _irls_subspace(X, M, r, p, max_iter, tol):
+def _irls_subspace(X, M, r, p, max_iter, tol, progress=None):
     """DPCP-IRLS on unit-norm rows, with the masked refill of missing entries.
 
     Minimises ``sum_j dist(x_j, S)**p`` by reweighted eigendecompositions
@@ -87,12 +87,19 @@ def _irls_subspace(X, M, r, p, max_iter, tol):
         w = 1.0 / np.maximum(d ** (2.0 - p), _DELTA)
         delta_J = 1.0 - J / (J_old + 1e-9)
         J_old = J
+        if progress is not None:
+            progress.iteration(f"Stage I iteration {n_iter}: objective {J:.6g}")
         if delta_J <= tol:
             break
+    if progress is not None:
+        why = "converged" if n_iter < max_iter or delta_J <= tol else "max_iter reached"
+        progress.iteration(
+            f"Stage I stopped after {n_iter} iteration(s), objective {J:.6g}: {why}", force=True
+        )
     return U, n_iter
 
 
-def _dpcp(X, M, r, p, max_iter, tol, projected=None):
+def _dpcp(X, M, r, p, max_iter, tol, projected=None, progress=None):
     """Stage-I subspace by DPCP-IRLS, projected onto the row span when it is cheaper.
 
     ``projected=None`` uses the projected variant (authors' ``DPCP_IRLS_proj``)
@@ -105,9 +112,9 @@ def _dpcp(X, M, r, p, max_iter, tol, projected=None):
     if projected is None:
         projected = m > n and M is None
     if not projected:
-        return _irls_subspace(X, M, r, p, max_iter, tol)
+        return _irls_subspace(X, M, r, p, max_iter, tol, progress)
     _, _, Qt = np.linalg.svd(_unit_rows(X), full_matrices=False)
-    U_sub, n_iter = _irls_subspace(X @ Qt.T, None, r, p, max_iter, tol)
+    U_sub, n_iter = _irls_subspace(X @ Qt.T, None, r, p, max_iter, tol, progress)
     return Qt.T @ U_sub, n_iter
 
 
