@@ -123,3 +123,15 @@ def test_harden_and_polish_never_increase_the_cost(seed, K):
     lq, lr, _ = _polish((A, B), labels, labels, K)
     assert cost_of(lq, lr) <= hardened * (1 + 1e-12)
     assert np.array_equal(np.bincount(lq, minlength=K), np.bincount(lr, minlength=K))
+
+
+def test_fit_with_positional_targets_raises_type_error():
+    X, Y = clouds(30, 2, 1)
+    with pytest.raises(TypeError, match="X_target"):
+        TransportClustering(3).fit(X, Y)
+
+
+def test_target_weight_without_targets_is_an_error():
+    X, _ = clouds(30, 2, 1)
+    with pytest.raises(ValueError, match="target_weight"):
+        TransportClustering(3).fit(X, target_weight=np.ones(30))

@@ -262,6 +262,12 @@ class TransportClustering(
         self : TransportClustering
             Fitted estimator.
         """
+        if y is not None and np.ndim(y) == 2:
+            raise TypeError(
+                "TransportClustering.fit takes the targets as a keyword argument: "
+                "fit(X, X_target=Y). The second positional argument is y, which is "
+                "ignored; a 2-D y would silently run self-transport of X."
+            )
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         params = {k: v for k, v in self.get_params().items() if k != "n_clusters"}
         self.Q_, self.R_, self.g_, result = transport_clustering(

@@ -377,6 +377,11 @@ def transport_clustering(
                 "sources and targets must live in the same space."
             )
     self_transport = Y is None and not precomputed
+    if self_transport and target_weight is not None:
+        raise ValueError(
+            "target_weight is given without X_target: in self-transport the targets are "
+            "the sources and carry sample_weight. Pass X_target, or drop target_weight."
+        )
     n = X.shape[0]
     m = X.shape[1] if precomputed else (n if Y is None else Y.shape[0])
     a = normalised_weights(sample_weight, n, "sample_weight")
