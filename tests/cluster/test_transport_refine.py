@@ -88,9 +88,14 @@ def test_refine_weighted_plans_stay_feasible():
     X, Y = clouds(120, 4, 9002)
     rng = np.random.RandomState(0)
     a, b = rng.uniform(0.5, 1.5, 120), rng.uniform(0.5, 1.5, 90)
-    Q, R, g, _ = transport_clustering(X, Y[:90], n_clusters=6, sample_weight=a,
-                                      target_weight=b, random_state=0)
-    assert marginal_error(Q, R, g, a / a.sum(), b / b.sum()) < 1e-12
+    costs = {}
+    for refine in ("harden", "polish"):
+        Q, R, g, result = transport_clustering(X, Y[:90], n_clusters=6, sample_weight=a,
+                                               target_weight=b, refine=refine, random_state=0)
+        assert marginal_error(Q, R, g, a / a.sum(), b / b.sum()) < 1e-12
+        costs[refine] = result.cost
+    # the weighted polishing (exact linear programs) never raises the cost
+    assert costs["polish"] <= costs["harden"] * (1 + 1e-12)
 
 
 def test_refine_rejects_unknown_option():

@@ -100,8 +100,10 @@ class TransportClustering(
         improved by single-point moves until no move lowers the cost, and
         keeps the cheapest plan; ``"polish"`` then updates ``R_`` and ``Q_``
         in turn at fixed co-cluster masses, each update an exact-marginal
-        transport between a side and the co-clusters, so co-clusters are no
-        longer tied to the registration. ``"none"`` keeps the mirror-descent
+        transport between a side and the co-clusters (a capacitated assignment
+        for n = m and uniform weights, within ``max_dense_entries``; a linear
+        program otherwise, up to (n + m) K = 2e5 variables), so co-clusters are
+        no longer tied to the registration. ``"none"`` keeps the mirror-descent
         plan, as in the paper.
     max_dense_entries : int, default=25_000_000
         Memory budget: the largest n x m cost matrix the estimator may form

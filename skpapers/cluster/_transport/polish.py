@@ -17,9 +17,11 @@
 """
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
+from scipy import sparse
+from scipy.optimize import linear_sum_assignment, linprog
 
 from skpapers.cluster._transport.cost import G_MIN
+from skpapers.cluster._transport.registration import _round_to_polytope
 from skpapers.utils._lowrank import lowrank_cost
 
 
@@ -149,3 +151,47 @@ def _polish(cost, labels_q, labels_r, n_clusters, *, max_iter=3):
         if value >= start:
             break
     return labels_q, labels_r, steps
+
+
+def _transport_lp(D, mass, g):
+    """Exact plan in ``Pi(mass, g)`` (n x K) minimising ``<D, plan>`` (HiGHS)."""
+    n, K = D.shape
+    rows = sparse.kron(sparse.eye(n), np.ones((1, K)))
+    cols = sparse.kron(np.ones((1, n)), sparse.eye(K))
+    res = linprog(D.ravel(), A_eq=sparse.vstack([rows, cols]).tocsr(),
+                  b_eq=np.concatenate([mass, g * (mass.sum() / g.sum())]), bounds=(0, None),
+                  method="highs")
+    if res.status != 0:  # pragma: no cover - a transport LP is always feasible
+        return None
+    return _round_to_polytope(res.x.reshape(n, K), mass, g * (mass.sum() / g.sum()))
+
+
+def _polish_weighted(cost, Q, R, a, b, *, max_iter=3):
+    """Alternate exact LP updates of ``R`` and ``Q`` at fixed ``g`` (any sizes, weights).
+
+    Given ``Q``, the best ``R`` is the transport plan between the target masses
+    ``b`` and ``g`` with cost ``C^T Q / g`` (and symmetrically); each update is
+    kept only if it lowers the cost. Returns ``(Q, R, g, n_steps)``.
+    """
+    g = np.maximum(Q.sum(axis=0), G_MIN)
+    value = lowrank_cost(cost, Q, R, g)
+    steps = 0
+    for _ in range(max_iter):
+        start = value
+        for side in (2, 1):
+            if isinstance(cost, tuple):
+                A, B = cost
+                D = B @ (A.T @ Q) if side == 2 else A @ (B.T @ R)
+            else:
+                D = cost.T @ Q if side == 2 else cost @ R
+            new = _transport_lp(D / g, b if side == 2 else a, g)
+            if new is None:
+                continue
+            Qn, Rn = (Q, new) if side == 2 else (new, R)
+            trial = lowrank_cost(cost, Qn, Rn, g)
+            if trial < value:
+                Q, R, value = Qn, Rn, trial
+                steps += 1
+        if value >= start:
+            break
+    return Q, R, g, steps

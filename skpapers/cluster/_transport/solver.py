@@ -22,7 +22,7 @@ from skpapers.cluster._transport.cost import (
     sqeuclidean_scale,
 )
 from skpapers.cluster._transport.generalized_kmeans import _gkms, _init_log_q
-from skpapers.cluster._transport.polish import _harden, _polish
+from skpapers.cluster._transport.polish import _harden, _polish, _polish_weighted
 from skpapers.cluster._transport.registration import (
     _assignment,
     _exact_ot,
@@ -55,6 +55,9 @@ CDIST_METRICS = frozenset(
 # entries: there the linear program is as fast as eps = 1e-5 Sinkhorn (about 2 s
 # at 1024 x 256), and Sinkhorn's plan costs 0.2-0.4 % more
 _EXACT_LP_ENTRIES = 2**18
+
+# unequal sizes or weights: the polishing linear programs have (n + m) K variables
+_POLISH_LP_ENTRIES = 200_000
 
 PARAMETER_CONSTRAINTS = {
     "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -461,6 +464,10 @@ def transport_clustering(
             R = np.zeros((m, n_clusters))
             R[np.arange(m), labels_r] = b
             g = np.maximum(Q.sum(axis=0), G_MIN)
+            value = lowrank_cost(cost, Q, R, g)
+    elif refine == "polish" and (n + m) * n_clusters <= _POLISH_LP_ENTRIES:
+        Q, R, g, steps = _polish_weighted(cost_n, Q, R, a, b)
+        if steps:
             value = lowrank_cost(cost, Q, R, g)
     result = TransportClusteringResult(
         cost=value,
