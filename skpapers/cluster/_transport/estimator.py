@@ -32,6 +32,16 @@ __all__ = ["TransportClustering"]
 _PLAN_WARN_ENTRIES = 100_000_000
 
 
+def _is_two_dimensional(y):
+    """Whether ``y`` looks like a 2-D array (a shape of length 2, or a list of rows)."""
+    if y is None:
+        return False
+    shape = getattr(y, "shape", None)
+    if shape is not None:
+        return len(shape) == 2
+    return isinstance(y, list | tuple) and len(y) > 0 and isinstance(y[0], list | tuple)
+
+
 class TransportClustering(
     ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, BaseEstimator
 ):
@@ -264,7 +274,7 @@ class TransportClustering(
         self : TransportClustering
             Fitted estimator.
         """
-        if y is not None and np.ndim(y) == 2:
+        if _is_two_dimensional(y):
             raise TypeError(
                 "TransportClustering.fit takes the targets as a keyword argument: "
                 "fit(X, X_target=Y). The second positional argument is y, which is "
