@@ -48,8 +48,9 @@ print("co-cluster masses g:", np.round(tc.g_, 3))
 # Co-clusters and where they go
 # -----------------------------
 # Sources (dots) and targets (crosses) share the colour of their co-cluster
-# (``labels_``, ``target_labels_``: the argmax of the rows of the soft factors
-# ``Q_`` and ``R_``). Each line joins a co-cluster's source barycentre
+# (``labels_``, ``target_labels_``: the argmax of the rows of the factors
+# ``Q_`` and ``R_``, which the default ``refine="polish"`` leaves hard). Each
+# line joins a co-cluster's source barycentre
 # (``cluster_centers_``) to its target barycentre (``target_cluster_centers_``);
 # its width is proportional to the co-cluster's mass ``g_``. The plan moves
 # every source co-cluster as a block onto one Gaussian of the ring.
@@ -81,8 +82,7 @@ fig.tight_layout()
 # ``(n, m)`` plan ``Q diag(1/g) R^T`` on demand (fine here, wasteful at scale:
 # use ``Q_``, ``R_`` and ``g_`` instead). With rows sorted by ``labels_`` and
 # columns by ``target_labels_`` it is block-diagonal: each source co-cluster
-# spreads its mass over its target co-cluster (the blocks are not exactly
-# uniform because ``Q_`` and ``R_`` are soft). The exact full-rank plan is a
+# spreads its mass uniformly over its target co-cluster. The exact full-rank plan is a
 # permutation, one dot of mass 1/n per source. The reduction builds the target
 # factor through it (``R_[sigma[i]] = Q_[i]``), so in this order every dot lies
 # inside a block: the low-rank plan is the exact matching blurred within each
@@ -180,13 +180,11 @@ fig.tight_layout()
 # Without ``X_target`` the targets are the sources, the registration is the
 # identity and the problem is generalized K-means: for the squared Euclidean
 # cost a co-cluster of mass ``g_k`` costs twice its within-cluster variance, so
-# the cost of a hard clustering is ``2 * inertia / n``. After the default 250
-# mirror-descent iterations (the paper's setting) ``Q_`` is still soft, so
-# ``cost_`` sits slightly above the K-means cost of its own argmax labels (here
-# by less than 3 %; with ``max_iter=2500`` the gap closes). Both are compared
-# with scikit-learn's ``KMeans`` with 10 restarts. Transport clustering starts from one K-means run
-# and refines it, so on other data it can also land slightly below or above
-# the best of several K-means restarts.
+# the cost of a hard clustering is ``2 * inertia / n``. The default
+# ``refine="polish"`` hardens the mirror-descent plan and the K-means start by
+# single-point moves and keeps the cheaper one, so ``cost_`` is the cost of a
+# hard plan, compared here with scikit-learn's ``KMeans`` with 10 restarts
+# (single-point moves often end below Lloyd's iterations).
 print(" K   cost_   2*inertia/n (TC labels)   2*inertia/n (KMeans)")
 self_cost, tc_hard, km_cost = [], [], []
 for K in ranks:
@@ -200,7 +198,7 @@ for K in ranks:
 fig, ax = plt.subplots(figsize=(6, 4))
 km_cost = np.asarray(km_cost)
 ax.plot(ranks, np.asarray(self_cost) / km_cost, marker="o",
-        label="TransportClustering cost_ (soft Q)")
+        label="TransportClustering cost_")
 ax.plot(ranks, np.asarray(tc_hard) / km_cost, marker="^",
         label="2 * inertia / n of its labels_")
 ax.axhline(1.0, color="k", ls="--", label="2 * inertia / n of KMeans")

@@ -33,6 +33,16 @@ __all__ = ["TransportClustering"]
 _PLAN_WARN_ENTRIES = 100_000_000
 
 
+def _is_two_dimensional(y):
+    """Whether ``y`` looks like a 2-D array (a shape of length 2, or a list of rows)."""
+    if y is None:
+        return False
+    shape = getattr(y, "shape", None)
+    if shape is not None:
+        return len(shape) == 2
+    return isinstance(y, list | tuple) and len(y) > 0 and isinstance(y[0], list | tuple)
+
+
 class TransportClustering(
     ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, DocLinkMixin, BaseEstimator
 ):
@@ -95,6 +105,17 @@ class TransportClustering(
     both_sides : bool, default=True
         Also cluster the target side (direction 2) from a K-means of
         ``X_target`` and keep the cheaper plan. Ignored in self-transport.
+    refine : {"polish", "harden", "none"}, default="polish"
+        Finishing stages after generalized K-means. ``"harden"`` turns the
+        soft assignment (and the K-means initial partition) into partitions
+        improved by single-point moves until no move lowers the cost, and
+        keeps the cheapest plan; ``"polish"`` then updates ``R_`` and ``Q_``
+        in turn at fixed co-cluster masses, each update an exact-marginal
+        transport between a side and the co-clusters (a capacitated assignment
+        for n = m and uniform weights, within ``max_dense_entries``; a linear
+        program otherwise, up to (n + m) K = 2e5 variables), so co-clusters are
+        no longer tied to the registration. ``"none"`` keeps the mirror-descent
+        plan, as in the paper.
     max_dense_entries : int, default=25_000_000
         Memory budget: the largest n x m cost matrix the estimator may form
         (25e6 entries = 200 MB in float64). Above it, ``"auto"`` switches to the
@@ -159,7 +180,12 @@ class TransportClustering(
     by, but different from, the authors' HiRef. The authors' first step uses
     ``gamma_0`` unscaled; here every step is rescaled. ``both_sides`` runs
     both directions fully (the authors' factored code compares only initial
-    costs). ``max_dense_entries`` is an addition. With a precomputed cost the
+    costs). ``max_dense_entries`` is an addition, and so are the hardening and
+    polishing stages (``refine``): mirror descent with a fixed iteration count
+    leaves ``Q`` soft, which costs up to several percent, and restricting
+    co-clusters to a source set and its registered image costs 1-3 % on
+    weakly clustered data in 10 or more dimensions; ``refine="none"``
+    reproduces the paper's plan. With a precomputed cost the
     K-means initialisation clusters the rows of the cost matrix.
 
     With cross-validation and m = n, scikit-learn slices every fit parameter of
@@ -202,6 +228,7 @@ class TransportClustering(
         init_mix=0.5,
         n_init=1,
         both_sides=True,
+        refine="polish",
         max_dense_entries=25_000_000,
         random_state=None,
     ):
@@ -215,6 +242,7 @@ class TransportClustering(
         self.init_mix = init_mix
         self.n_init = n_init
         self.both_sides = both_sides
+        self.refine = refine
         self.max_dense_entries = max_dense_entries
         self.random_state = random_state
 
@@ -247,6 +275,12 @@ class TransportClustering(
         self : TransportClustering
             Fitted estimator.
         """
+        if _is_two_dimensional(y):
+            raise TypeError(
+                "TransportClustering.fit takes the targets as a keyword argument: "
+                "fit(X, X_target=Y). The second positional argument is y, which is "
+                "ignored; a 2-D y would silently run self-transport of X."
+            )
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         params = {k: v for k, v in self.get_params().items() if k != "n_clusters"}
         self.Q_, self.R_, self.g_, result = transport_clustering(
