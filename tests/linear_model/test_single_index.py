@@ -695,3 +695,14 @@ def test_user_link_failing_outside_the_checked_range_gives_a_clear_error(f, matc
     link = (f, lambda t: 1 - np.tanh(t) ** 2)
     with pytest.raises(ValueError, match=match):
         RobustSingleIndexRegressor(link, random_state=0).fit(10 * X, y)
+
+
+def test_unwhitened_fit_refuses_covariates_whose_squares_overflow():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 2)) * 1e300
+    y = rng.normal(size=40)
+    with pytest.raises(ValueError, match="whiten=None uses X as given"):
+        RobustSingleIndexRegressor(whiten=None).fit(X, y)
+    # the default whitening makes the fit independent of the units
+    est = RobustSingleIndexRegressor(random_state=0, max_iter=5).fit(X, y)
+    assert np.all(np.isfinite(est.coef_))

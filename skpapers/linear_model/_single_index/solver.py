@@ -605,6 +605,15 @@ def robust_single_index(
         )
     start = _start_coef(start_init, d) if init is None else None
     whiten = _resolve_whiten(whiten, n, d)
+    if whiten is None:
+        # X is used as given (standardised covariates assumed): its squares must exist
+        largest = float(np.max(np.abs(X), initial=0.0))
+        if not np.isfinite(largest * largest * n * d):
+            raise ValueError(
+                f"whiten=None uses X as given (standardised covariates are assumed), but X "
+                f"has entries up to {largest:.3g}, whose squares overflow; use "
+                "whiten='auto' (results then do not depend on the units of X) or rescale X."
+            )
     if n < 2 * d:
         warnings.warn(
             f"n_samples={n} is below 2 * n_features={2 * d}: too few rows for the "
