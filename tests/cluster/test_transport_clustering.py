@@ -4,6 +4,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment, linprog
 from scipy.sparse import eye, kron, vstack
 from scipy.spatial.distance import cdist
@@ -305,12 +307,52 @@ def test_init_array_and_random(planted):
     assert rnd.cost_ >= tc.cost_ - 1e-12
 
 
-def test_transport_plan_warns_when_huge(planted, monkeypatch):
+def test_transport_plan_refused_above_the_memory_budget(planted):
     X, Y, _, _ = planted
     tc = TransportClustering(2, random_state=0).fit(X, X_target=Y)
-    monkeypatch.setattr("skpapers.cluster._transport.estimator._PLAN_WARN_ENTRIES", 10)
-    with pytest.warns(UserWarning, match="dense transport plan"):
+    n, m = X.shape[0], Y.shape[0]
+    tc.set_params(max_dense_entries=n * m - 1)
+    with pytest.raises(ValueError, match=rf"dense {n} x {m} transport plan needs {n * m} entries"):
         tc.transport_plan()
+    tc.set_params(max_dense_entries=n * m)
+    assert tc.transport_plan().shape == (n, m)
+
+
+def test_weighted_exact_registration_refused_above_the_memory_budget():
+    rng = np.random.default_rng(0)
+    X, Y = rng.normal(size=(60, 2)), rng.normal(size=(50, 2))
+    w = rng.uniform(0.5, 2.0, 60)
+    est = TransportClustering(2, registration="exact", max_dense_entries=60 * 50 * 100)
+    with pytest.raises(ValueError, match="exact 60 x 50 transport linear program"):
+        est.fit(X, X_target=Y, sample_weight=w)
+    # "auto" falls back to Sinkhorn instead of failing
+    auto = TransportClustering(2, max_dense_entries=60 * 50 * 100, random_state=0)
+    auto.fit(X, X_target=Y, sample_weight=w)
+    assert np.isfinite(auto.cost_)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(exponent=st.floats(-150, 150), weighted=st.booleans())
+def test_plan_does_not_depend_on_the_units(exponent, weighted):
+    X, Y, _, _ = make_shifted_gaussians(80, n_clusters=3, sigma=0.1, random_state=2)
+    Y = Y[:60]
+    w = np.random.default_rng(1).uniform(0.5, 2.0, 80) if weighted else None
+    c = 10.0**exponent
+    ref = TransportClustering(3, random_state=0).fit(X, X_target=Y, sample_weight=w)
+    est = TransportClustering(3, random_state=0).fit(c * X, X_target=c * Y, sample_weight=w)
+    np.testing.assert_array_equal(est.labels_, ref.labels_)
+    np.testing.assert_array_equal(est.target_labels_, ref.target_labels_)
+    assert est.cost_ / c**2 == pytest.approx(ref.cost_, rel=1e-6)
+    self_ref = TransportClustering(3, random_state=0).fit(X)
+    self_est = TransportClustering(3, random_state=0).fit(c * X)
+    np.testing.assert_array_equal(self_est.labels_, self_ref.labels_)
+    assert np.all(np.isfinite(self_est.Q_))
+
+
+def test_cost_beyond_the_float_range_is_a_clear_error():
+    X, Y, _, _ = make_shifted_gaussians(40, n_clusters=2, sigma=0.1, random_state=0)
+    with pytest.raises(ValueError, match="beyond the float64 range"):
+        TransportClustering(2, random_state=0).fit(X * 1e160)
 
 
 @pytest.mark.parametrize(

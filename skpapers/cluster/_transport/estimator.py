@@ -7,7 +7,6 @@ Schmidt, Halmos and Raphael (ICML 2026) reduce low-rank OT to a registration
 problem on the registered cost, solved by mirror descent (GKMS).
 """
 
-import warnings
 
 import numpy as np
 from scipy.spatial.distance import cdist
@@ -25,12 +24,12 @@ from skpapers.cluster._transport.solver import (
     normalised_weights,
     transport_clustering,
 )
+from skpapers.utils._memory import check_dense_budget
 from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import _fit_context
 
 __all__ = ["TransportClustering"]
 
-_PLAN_WARN_ENTRIES = 100_000_000
 
 
 def _is_two_dimensional(y):
@@ -395,20 +394,22 @@ class TransportClustering(
     def transport_plan(self):
         """Dense transport plan ``Q diag(1/g) R^T`` (formed on demand, not stored).
 
+        The n x m plan counts against ``max_dense_entries``, checked before it
+        is allocated.
+
         Returns
         -------
         P : ndarray of shape (n_samples, n_targets)
-            The plan; warns above 1e8 entries.
+            The plan.
         """
         check_is_fitted(self)
-        entries = self.Q_.shape[0] * self.R_.shape[0]
-        if entries > _PLAN_WARN_ENTRIES:
-            warnings.warn(
-                f"forming a dense transport plan of {entries} entries ({8e-9 * entries:.1f} GB); "
-                "use Q_, R_ and g_ directly to stay low-rank.",
-                UserWarning,
-                stacklevel=2,
-            )
+        n, m = self.Q_.shape[0], self.R_.shape[0]
+        check_dense_budget(
+            n * m,
+            self.max_dense_entries,
+            f"the dense {n} x {m} transport plan",
+            "Use Q_, R_ and g_ directly to stay low-rank, or raise max_dense_entries.",
+        )
         return (self.Q_ / self.g_) @ self.R_.T
 
     def score(self, X, y=None, sample_weight=None):
