@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_array, check_random_state
 
+from skpapers.utils._numerics import unit_exponent
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
 __all__ = ["make_permuted_subspace", "normalize_records", "permute_records"]
@@ -192,6 +193,8 @@ def normalize_records(X):
     array([2., 4.])
     """
     X = check_array(X, dtype=np.float64)
+    exponent = unit_exponent(X, axis=0)  # per column, exact: no overflow in the norms
+    X = np.ldexp(X, -exponent)
     means = X.mean(axis=0)
     centred = X - means
     norms = np.linalg.norm(centred, axis=0)
@@ -200,7 +203,8 @@ def normalize_records(X):
             f"column(s) {np.flatnonzero(norms == 0).tolist()} are constant: they cannot be "
             "normalised (drop them first)."
         )
-    return centred / norms, norms, means
+    with np.errstate(over="ignore"):
+        return centred / norms, np.ldexp(norms, exponent), np.ldexp(means, exponent)
 
 
 @validate_params(

@@ -8,6 +8,8 @@ import numpy as np
 from scipy.linalg import subspace_angles
 from sklearn.utils import check_array, check_consistent_length
 
+from skpapers.utils._numerics import unit_exponent
+
 __all__ = ["principal_angle", "refined_restoration_error", "relative_restoration_error"]
 
 
@@ -104,10 +106,25 @@ def relative_restoration_error(X_true, X_restored):
             f"X_true and X_restored must have the same shape; got {X_true.shape} and "
             f"{X_restored.shape}."
         )
-    norm = np.linalg.norm(X_true)
-    if norm == 0:
+    with np.errstate(over="ignore"):
+        diff = X_restored - X_true
+    if not np.all(np.isfinite(diff)):
+        diff = np.ldexp(X_restored, -1) - np.ldexp(X_true, -1)  # halves: no overflow
+        return _norm_ratio(diff, X_true, shift=1)
+    return _norm_ratio(diff, X_true)
+
+
+def _norm_ratio(A, B, shift=0):
+    """``2**shift |A|_F / |B|_F`` computed without overflow or underflow."""
+    ea, eb = unit_exponent(A), unit_exponent(B)
+    norm_b = np.linalg.norm(np.ldexp(B, -eb))
+    if norm_b == 0:
         raise ValueError("X_true is zero: the relative error is undefined.")
-    return float(np.linalg.norm(X_restored - X_true) / norm)
+    with np.errstate(over="ignore"):
+        ratio = float(np.ldexp(np.linalg.norm(np.ldexp(A, -ea)) / norm_b, ea - eb + shift))
+    if not np.isfinite(ratio):
+        raise ValueError("the relative error exceeds the float64 range.")
+    return ratio
 
 
 def refined_restoration_error(X_true, X_restored, n_components):

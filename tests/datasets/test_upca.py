@@ -69,3 +69,15 @@ def test_upca_mat_loaders(data_home):
     faces = load_yaleb_faces()
     assert faces.shape == (64, 32256) and faces.dtype == np.float64
     assert faces.min() >= 0 and faces.max() <= 255
+
+
+def test_normalize_records_at_extreme_scales():
+    from skpapers.datasets import normalize_records
+
+    D = np.array([[1.0, 2.0], [3.0, 6.0], [2.0, 1.0]])
+    Z, norms, means = normalize_records(D)
+    for c in (1e-300, 1e300):
+        Zc, norms_c, means_c = normalize_records(c * D)
+        np.testing.assert_allclose(Zc, Z, rtol=1e-12)
+        np.testing.assert_allclose(norms_c / c, norms, rtol=1e-12)
+        np.testing.assert_allclose(means_c / c, means, rtol=1e-12)

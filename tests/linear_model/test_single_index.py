@@ -706,3 +706,10 @@ def test_unwhitened_fit_refuses_covariates_whose_squares_overflow():
     # the default whitening makes the fit independent of the units
     est = RobustSingleIndexRegressor(random_state=0, max_iter=5).fit(X, y)
     assert np.all(np.isfinite(est.coef_))
+
+
+def test_constant_covariates_are_a_clear_error():
+    X = np.ones((30, 3))
+    y = np.random.default_rng(0).normal(size=30)
+    with pytest.raises(ValueError, match="every feature of X is constant"):
+        RobustSingleIndexRegressor().fit(X, y)

@@ -69,3 +69,16 @@ def test_relative_restoration_error():
         relative_restoration_error(X, X[:, :1])
     with pytest.raises(ValueError, match="X_true is zero"):
         relative_restoration_error(np.zeros((2, 2)), X)
+
+
+def test_relative_error_is_exact_at_extreme_scales():
+    from skpapers.metrics import relative_restoration_error
+
+    X = np.array([[3.0, 4.0]])
+    X_hat = np.array([[3.0, 3.0]])
+    for c in (1e-300, 1e300):
+        assert relative_restoration_error(c * X, c * X_hat) == pytest.approx(0.2, rel=1e-12)
+    # a restoration far larger than the truth: a huge but finite error
+    assert relative_restoration_error(np.array([[1.0, 2.0]]), np.array([[1e300, 2.0]])) == (
+        pytest.approx(1e300 / np.sqrt(5.0), rel=1e-12)
+    )

@@ -32,6 +32,7 @@ from skpapers.cluster._transport.registration import (
 )
 from skpapers.utils._lowrank import lowrank_cost
 from skpapers.utils._memory import check_dense_budget
+from skpapers.utils._numerics import unit_exponent
 from skpapers.utils._sklearn import Interval, StrOptions, _check_sample_weight, validate_params
 
 __all__ = ["TransportClusteringResult", "transport_clustering"]
@@ -162,12 +163,6 @@ _COST_DEGREE = {
     "seuclidean": 0, "mahalanobis": 0, "cosine": 0, "correlation": 0, "braycurtis": 0,
     "canberra": 0, "jensenshannon": 0, "precomputed": 1,
 }
-
-
-def _unit_exponent(*arrays):
-    """Exponent e of the power of two 2**e closest above the largest absolute entry."""
-    largest = max(float(np.max(np.abs(A), initial=0.0)) for A in arrays if A is not None)
-    return int(np.frexp(largest)[1]) if largest > 0 else 0
 
 
 def normalised_weights(weight, n, name):
@@ -434,7 +429,7 @@ def transport_clustering(
     # work in units where the largest coordinate (or cost) is about 1: dividing by a
     # power of two is exact, so the plan does not depend on the units of the data
     degree = _COST_DEGREE.get(metric) if isinstance(metric, str) else None
-    exponent = 0 if degree is None else _unit_exponent(X, Y)
+    exponent = 0 if degree is None else unit_exponent(X, Y)
     if exponent:
         X = np.ldexp(X, -exponent)
         Y = None if Y is None else np.ldexp(Y, -exponent)

@@ -576,6 +576,10 @@ def robust_single_index(
     X, y = check_X_y(X, y, y_numeric=True, dtype=[np.float64, np.float32], ensure_min_samples=2)
     y = np.asarray(y, dtype=np.float64)
     n, d = X.shape
+    if not np.any(np.ptp(X, axis=0) > 0):
+        raise ValueError(
+            "every feature of X is constant (in its dtype): no direction can be fitted."
+        )
     auto = isinstance(contamination, str)
     eps = _AUTO_EPS if auto else float(contamination)
     progress = Progress("single_index", verbose)
@@ -687,4 +691,10 @@ def robust_single_index(
         link=link,
         contamination=1.0 - fitted / n,
     )
+    if not (np.all(np.isfinite(coef)) and np.isfinite(intercept)):
+        raise ValueError(
+            "the fit diverged (non-finite coefficients); the covariates may be nearly "
+            "degenerate: check X for constant or duplicated features, or use the default "
+            "whiten='auto'."
+        )
     return coef, float(intercept), result
