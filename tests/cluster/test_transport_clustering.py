@@ -443,3 +443,72 @@ def test_function_validates_its_parameters():
         transport_clustering(X, n_clusters=0)
     with pytest.raises(ValueError, match="at most min"):
         transport_clustering(X, n_clusters=11)
+
+
+def test_packed_domains_in_a_pipeline_scale_both_sides_alike():
+    import sklearn
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    X, Y, _, _ = make_shifted_gaussians(60, n_clusters=3, sigma=0.2, random_state=4)
+    Y = Y[:45] * 3.0 + 1.0
+    packed = np.vstack([X, Y])
+    domain = np.r_[np.ones(60), -np.ones(45)]
+    scaled = StandardScaler().fit_transform(packed)
+    by_hand = TransportClustering(3, random_state=0).fit(scaled[:60], X_target=scaled[60:])
+    pipe = make_pipeline(StandardScaler(), TransportClustering(3, random_state=0))
+    pipe.fit(packed, transportclustering__sample_domain=domain)
+    est = pipe[-1]
+    np.testing.assert_array_equal(est.Q_, by_hand.Q_)
+    np.testing.assert_array_equal(est.R_, by_hand.R_)
+    with sklearn.config_context(enable_metadata_routing=True):
+        routed = make_pipeline(
+            StandardScaler(),
+            TransportClustering(3, random_state=0).set_fit_request(sample_domain=True),
+        ).fit(packed, sample_domain=domain)
+    np.testing.assert_array_equal(routed[-1].Q_, by_hand.Q_)
+
+
+@pytest.mark.parametrize(
+    "domain, kwargs, match",
+    [
+        (np.r_[np.ones(5), np.zeros(5)], {}, "zero entries"),
+        (np.r_[np.ones(9), -1.0], {}, "at least 2 sources"),
+        (np.r_[np.ones(5), -np.ones(5)], {"X_target": np.ones((3, 2))}, "neither X_target"),
+        (np.ones(7), {}, "inconsistent numbers of samples"),
+    ],
+)
+def test_packed_domains_errors(domain, kwargs, match):
+    X = np.random.default_rng(0).normal(size=(10, 2))
+    with pytest.raises(ValueError, match=match):
+        TransportClustering(2).fit(X, sample_domain=domain, **kwargs)
+
+
+def test_target_frame_must_have_the_features_of_x():
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame(rng.normal(size=(20, 2)), columns=["a", "b"])
+    Y = pd.DataFrame(rng.normal(size=(15, 2)), columns=["a", "b"])
+    TransportClustering(2, random_state=0).fit(X, X_target=Y)
+    with pytest.raises(ValueError, match="same order"):
+        TransportClustering(2).fit(X, X_target=Y[["b", "a"]])
+    with pytest.raises(ValueError, match="unseen at fit time"):
+        TransportClustering(2).fit(X, X_target=Y.rename(columns={"b": "c"}))
+
+
+def test_verbose_logs_stages_and_why_the_clustering_stopped(caplog):
+    import logging
+
+    X, Y, _, _ = make_shifted_gaussians(60, n_clusters=3, sigma=0.2, random_state=4)
+    with caplog.at_level(logging.INFO, logger="skpapers.transport"):
+        TransportClustering(3, verbose=2, random_state=0).fit(X, X_target=Y)
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "registration 'exact'" in text
+    assert "generalized K-means stopped after" in text
+    assert ("converged" in text) or ("max_iter" in text)
+    assert "done: cost" in text
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="skpapers.transport"):
+        TransportClustering(3, random_state=0).fit(X, X_target=Y)
+    assert not caplog.records

@@ -16,15 +16,17 @@ from sklearn.base import (
     ClusterMixin,
     TransformerMixin,
 )
-from sklearn.utils import check_array
+from sklearn.utils import check_array, check_consistent_length, column_or_1d
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from skpapers.cluster._transport.solver import (
+    _COST_DEGREE,
     PARAMETER_CONSTRAINTS,
     normalised_weights,
     transport_clustering,
 )
 from skpapers.utils._memory import check_dense_budget
+from skpapers.utils._numerics import unit_exponent
 from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import _fit_context
 
@@ -40,6 +42,39 @@ def _is_two_dimensional(y):
     if shape is not None:
         return len(shape) == 2
     return isinstance(y, list | tuple) and len(y) > 0 and isinstance(y[0], list | tuple)
+
+
+def _unpack_domains(X, sample_domain, X_target, sample_weight, target_weight):
+    """Split a packed ``X`` (skada's convention) into sources and targets."""
+    if X_target is not None or target_weight is not None:
+        raise ValueError(
+            "sample_domain packs sources and targets into X: pass neither X_target nor "
+            "target_weight with it (sample_weight covers every row of X)."
+        )
+    domain = column_or_1d(sample_domain, warn=True)
+    check_consistent_length(X, domain)
+    if not np.issubdtype(domain.dtype, np.number) or not np.all(np.isfinite(domain)):
+        raise ValueError("sample_domain must hold finite numbers (positive = source).")
+    source, target = domain > 0, domain < 0
+    if not np.all(source | target):
+        raise ValueError(
+            f"sample_domain has {np.count_nonzero(domain == 0)} zero entries: every row "
+            "must be a source (positive domain) or a target (negative domain)."
+        )
+    if np.count_nonzero(source) < 2 or np.count_nonzero(target) < 2:
+        raise ValueError(
+            "sample_domain must mark at least 2 sources (positive) and 2 targets "
+            f"(negative); got {np.count_nonzero(source)} and {np.count_nonzero(target)}."
+        )
+    weights = None if sample_weight is None else column_or_1d(sample_weight)
+    if weights is not None:
+        check_consistent_length(X, weights)
+    return (
+        X[source],
+        X[target],
+        None if weights is None else weights[source],
+        None if weights is None else weights[target],
+    )
 
 
 class TransportClustering(
@@ -122,6 +157,11 @@ class TransportClustering(
     random_state : int, RandomState instance or None, default=None
         Seeds K-means, the random part of the initialisation and the
         subsamples of ``"hierarchical"``.
+    verbose : int, default=0
+        0 silent; 1 one line per stage (registration, each clustering run,
+        finishing) with the elapsed seconds; 2 also the objective of the
+        generalized K-means iterations (at most every 2 s) and why they stopped.
+        Lines go to the ``skpapers.transport`` logger (:mod:`logging`).
 
     Attributes
     ----------
@@ -230,6 +270,7 @@ class TransportClustering(
         refine="polish",
         max_dense_entries=25_000_000,
         random_state=None,
+        verbose=0,
     ):
         self.n_clusters = n_clusters
         self.metric = metric
@@ -244,6 +285,7 @@ class TransportClustering(
         self.refine = refine
         self.max_dense_entries = max_dense_entries
         self.random_state = random_state
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -251,7 +293,10 @@ class TransportClustering(
         return tags
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y=None, *, X_target=None, sample_weight=None, target_weight=None):
+    def fit(
+        self, X, y=None, *, X_target=None, sample_weight=None, target_weight=None,
+        sample_domain=None,
+    ):
         """Fit the low-rank plan between ``X`` and ``X_target``.
 
         Parameters
@@ -268,6 +313,16 @@ class TransportClustering(
         target_weight : array-like of shape (n_targets,), default=None
             Nonnegative target masses (uniform if None; equal to the source
             masses in self-transport).
+        sample_domain : array-like of shape (n_samples,), default=None
+            The domain-adaptation convention of skada: ``X`` holds both sides,
+            rows with a positive domain are sources and rows with a negative
+            domain are targets (``X_target`` must then be None, and
+            ``sample_weight`` covers every row of ``X``). Passed as fit
+            metadata, so that every step of a :class:`~sklearn.pipeline.Pipeline`
+            transforms sources and targets alike; route it with
+            ``set_fit_request(sample_domain=True)`` when metadata routing is
+            enabled. ``labels_`` then covers the source rows and
+            ``target_labels_`` the target rows, in their order in ``X``.
 
         Returns
         -------
@@ -281,6 +336,21 @@ class TransportClustering(
                 "ignored; a 2-D y would silently run self-transport of X."
             )
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        if sample_domain is not None:
+            X, X_target, sample_weight, target_weight = _unpack_domains(
+                X, sample_domain, X_target, sample_weight, target_weight
+            )
+        elif X_target is not None and self.metric != "precomputed":
+            n_target_features = np.shape(X_target)[1] if np.ndim(X_target) == 2 else None
+            if n_target_features is not None and n_target_features != X.shape[1]:
+                raise ValueError(
+                    f"X_target has {n_target_features} features, but X has {X.shape[1]} "
+                    "features; sources and targets must live in the same space."
+                )
+            # the targets must have the features seen for X, in the same order
+            X_target = validate_data(
+                self, X_target, dtype=np.float64, reset=False, ensure_min_samples=2
+            )
         params = {k: v for k, v in self.get_params().items() if k != "n_clusters"}
         self.Q_, self.R_, self.g_, result = transport_clustering(
             X,
@@ -331,7 +401,14 @@ class TransportClustering(
                 centers, sq = self.cluster_centers_, self._source_sqnorm
             return np.einsum("ij,ij->i", Z, Z)[:, None] - 2.0 * Z @ centers.T + sq[None, :]
         points = self._targets if side == "targets" else self._sources
-        return (cdist(Z, points, self.metric) @ F) / self.g_
+        degree = _COST_DEGREE.get(self.metric) if isinstance(self.metric, str) else None
+        if not degree:
+            return (cdist(Z, points, self.metric) @ F) / self.g_
+        # exact power-of-two rescaling: the distances of huge or tiny points stay finite
+        e = unit_exponent(Z, points)
+        costs = cdist(np.ldexp(Z, -e), np.ldexp(points, -e), self.metric) @ F
+        with np.errstate(over="ignore"):
+            return np.ldexp(costs / self.g_, e * degree)
 
     def transform(self, X):
         """Co-cluster costs of source points.

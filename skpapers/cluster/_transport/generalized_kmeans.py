@@ -38,7 +38,7 @@ def _gradient(cost, Q, g):
     return grad, quad
 
 
-def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
+def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10, progress=None):
     """Mirror descent on the semi-relaxed generalized K-means problem.
 
     Minimises ``F(Q) = sum_k q_k^T C~ q_k / g_k`` over nonnegative Q with row
@@ -61,6 +61,8 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
         Maximum number of iterations.
     tol : float, default=1e-10
         Stop when the relative change of the objective falls below ``tol``.
+    progress : Progress or None, default=None
+        Reports the objective per iteration (``verbose >= 2``) and why it stopped.
 
     Returns
     -------
@@ -74,8 +76,9 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
     log_p = np.array(log_q0, dtype=np.float64)
     P = np.exp(log_p)
     Q = a[:, None] * P
-    f_prev = np.inf
+    f_prev = f = np.inf
     n_iter = 0
+    reason = f"max_iter={max_iter} reached"
     while n_iter < max_iter:
         n_iter += 1
         g = np.maximum(Q.sum(axis=0), G_MIN)
@@ -83,7 +86,10 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
         f = float(np.sum(quad / g))
         gmax = max(grad.max(), -grad.min())
         if gmax == 0 or abs(f_prev - f) <= tol * abs(f):
+            reason = "converged (relative change of the objective below tol)"
             break
+        if progress is not None:
+            progress.iteration(f"generalized K-means iteration {n_iter}: objective {f:.6g}")
         f_prev = f
         gamma = step_size / gmax**2
         log_p -= gamma * grad
@@ -93,6 +99,12 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10):
         s = P.sum(axis=1)
         np.multiply(P, (a / s)[:, None], out=Q)
         log_p -= np.log(s)[:, None]
+    if progress is not None:
+        progress.iteration(
+            f"generalized K-means stopped after {n_iter} iterations: {reason}; "
+            f"objective {f:.6g}",
+            force=True,
+        )
     return Q, n_iter
 
 

@@ -33,6 +33,7 @@ from skpapers.cluster._transport.registration import (
 from skpapers.utils._lowrank import lowrank_cost
 from skpapers.utils._memory import check_dense_budget
 from skpapers.utils._numerics import unit_exponent
+from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, _check_sample_weight, validate_params
 
 __all__ = ["TransportClusteringResult", "transport_clustering"]
@@ -78,6 +79,7 @@ PARAMETER_CONSTRAINTS = {
     "refine": [StrOptions({"polish", "harden", "none"})],
     "max_dense_entries": [Interval(numbers.Integral, 1, None, closed="left")],
     "random_state": ["random_state"],
+    "verbose": ["verbose"],
 }
 
 
@@ -244,7 +246,7 @@ def _register(kind, uniform, X, Y, C, a, b, scale, reg, rng, *, step_size, max_i
 
 def _cluster_one_side(
     cost_n, registration, direction, Z, weights, init, *, n_clusters, init_mix, step_size,
-    max_iter, harden, rng,
+    max_iter, harden, rng, progress=None,
 ):
     """One generalized K-means run in one direction.
 
@@ -255,7 +257,9 @@ def _cluster_one_side(
     if not isinstance(init, str) and direction == 2:
         init = registration.transfer(init, 1)
     log_q0 = _init_log_q(Z, weights, n_clusters, init, init_mix, rng)
-    S, n_iter = _gkms(registered, log_q0, weights, step_size=step_size, max_iter=max_iter)
+    S, n_iter = _gkms(
+        registered, log_q0, weights, step_size=step_size, max_iter=max_iter, progress=progress
+    )
     starts = [S]
     if harden:
         starts.append(np.argmax(S, axis=1))
@@ -301,6 +305,7 @@ def transport_clustering(
     target_weight=None,
     max_dense_entries=25_000_000,
     random_state=None,
+    verbose=0,
 ):
     """Low-rank optimal transport between two point sets by transport clustering.
 
@@ -356,6 +361,11 @@ def transport_clustering(
     random_state : int, RandomState instance or None, default=None
         Seeds K-means, the random part of the initialisation and the
         subsamples of ``"hierarchical"``.
+    verbose : int, default=0
+        0 silent; 1 one line per stage (registration, each clustering run,
+        finishing) with the elapsed seconds; 2 also the objective of the
+        generalized K-means iterations (at most every 2 s) and why they stopped.
+        Lines go to the ``skpapers.transport`` logger.
 
     Returns
     -------
@@ -385,6 +395,7 @@ def transport_clustering(
     >>> bool(result.cost >= result.registration_cost)
     True
     """
+    progress = Progress("transport", verbose)
     precomputed = metric == "precomputed"
     X = check_array(X, dtype=np.float64, ensure_min_samples=2)
     if precomputed and X_target is not None:
@@ -449,9 +460,11 @@ def transport_clustering(
         scale = float(np.max(np.abs(C))) or 1.0
         cost_n = C / scale
 
+    progress.stage(f"{n} sources, {m} targets, rank {n_clusters}: registration {kind!r}")
     plan, registration_cost = _register(
         kind, uniform, X, Yp, C, a, b, scale, reg, rng, step_size=step_size, max_iter=max_iter
     )
+    progress.stage(f"registration done (cost {registration_cost:.6g} in working units)")
     sides = [(1, C), (2, C.T)] if precomputed else [(1, X), (2, Yp)]
     if self_transport or not both_sides:
         sides = sides[:1]
@@ -472,7 +485,9 @@ def transport_clustering(
                 max_iter=max_iter,
                 harden=refine != "none",
                 rng=np.random.RandomState(seed),
+                progress=progress,
             )
+            progress.stage(f"clustering of the {'sources' if direction == 1 else 'targets'} done")
             gkms_value = None
             for Q, R in candidates:
                 g = np.maximum(Q.sum(axis=0), G_MIN)
@@ -493,6 +508,7 @@ def transport_clustering(
             R[np.arange(m), labels_r] = b
             g = np.maximum(Q.sum(axis=0), G_MIN)
             value = lowrank_cost(cost, Q, R, g)
+        progress.stage(f"polishing done ({steps} step(s))")
     elif refine == "polish" and (n + m) * n_clusters <= _POLISH_LP_ENTRIES:
         Q, R, g, steps = _polish_weighted(cost_n, Q, R, a, b)
         if steps:
@@ -509,6 +525,7 @@ def transport_clustering(
                 f"2**{exponent}) is beyond the float64 range; rescale X (the plan "
                 "itself does not depend on the units)."
             )
+    progress.stage(f"done: cost {value:.6g}")
     result = TransportClusteringResult(
         cost=value,
         registration_cost=registration_cost,
