@@ -28,4 +28,4 @@ def unit_exponent(*arrays, axis=None):
         [np.max(np.abs(A), axis=axis, initial=0.0) for A in arrays if A is not None], axis=0
     )
     exponent = np.frexp(largest)[1]
-    return int(exponent) if np.ndim(exponent) == 0 else exponent
+    return int(exponent) if np.ndim(exponent) == 0 else exponent.astype(np.intp)
