@@ -31,7 +31,7 @@ PER_ESTIMATOR_XFAIL_CHECKS = {
             "the check puts 10 NaNs into a 2-feature data set (allow_nan is True), which "
             "leaves rows with a single observed entry; UnlabeledPCA needs at least "
             "n_components + 1 = 2 observed entries per row to undo a permutation and "
-            "raises a ValueError naming those rows (spec requirement). Pickling itself "
+            "raises a ValueError naming those rows. Pickling itself "
             "is covered by the common pickle test and tests/decomposition."
         ),
     },
