@@ -81,16 +81,16 @@ def _plugin_output_to_stderr():
 def _list(args):
     rows = []
     with _plugin_output_to_stderr():
-        for spec in registry.specs():
+        for declared in registry.specs():
             status = "ok" if args.load else "not loaded"
-            if spec.shadowed_by is not None:
-                status = f"shadowed by {spec.shadowed_by}"
+            if declared.shadowed_by is not None:
+                status = f"shadowed by {declared.shadowed_by}"
             elif args.load:
                 try:
-                    registry.get(spec.name)
+                    registry.get(declared.name)
                 except registry.PluginLoadError as error:
                     status = f"broken: {type(error.__cause__).__name__}"
-            rows.append((spec.name, spec.value, spec.dist, spec.version, status))
+            rows.append((declared.name, declared.value, declared.dist, declared.version, status))
     _out(_table(rows, ("name", "class", "distribution", "version", "status")))
     return 0
 

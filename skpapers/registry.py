@@ -321,28 +321,30 @@ def _scan():
             continue
         raw[(dist, ep.name, ep.value)] = Spec(ep.name, ep.value, dist, version)
     entries = sorted(raw.values(), key=lambda s: (not s.builtin, _normalise(s.dist), s.name))
-    if not any(spec.builtin for spec in entries):
+    if not any(declared.builtin for declared in entries):
         notes.append(
             "skpapers: the package metadata declaring the built-in estimators was not "
             "found; install the package (e.g. `pip install -e .`) rather than importing "
             "it from a bare source tree."
         )
     table, qualified = {}, {}
-    for spec in entries:
-        winner = table.get(spec.name)
+    for declared in entries:
+        winner = table.get(declared.name)
         if winner is None:
-            entry = table[spec.name] = spec
-        elif winner.value != spec.value:
-            key = f"{spec.dist}:{spec.name}"
-            entry = table[key] = Spec(key, spec.value, spec.dist, spec.version, winner.dist)
+            entry = table[declared.name] = declared
+        elif winner.value != declared.value:
+            key = f"{declared.dist}:{declared.name}"
+            entry = table[key] = Spec(
+                key, declared.value, declared.dist, declared.version, winner.dist
+            )
             notes.append(
-                f"skpapers: estimator name {spec.name!r} is declared by {winner.dist!r} "
-                f"({winner.value}) and by {spec.dist!r} ({spec.value}); {winner.dist!r} "
+                f"skpapers: estimator name {declared.name!r} is declared by {winner.dist!r} "
+                f"({winner.value}) and by {declared.dist!r} ({declared.value}); {winner.dist!r} "
                 f"wins, the other stays reachable as {key!r}."
             )
         else:
             continue
-        qualified[f"{_normalise(spec.dist)}:{spec.name}"] = entry
+        qualified[f"{_normalise(declared.dist)}:{declared.name}"] = entry
     return table, qualified, tuple(dict.fromkeys(notes))
 
 
@@ -383,7 +385,7 @@ def specs():
     specs : list of Spec
         One entry per lookup key, sorted by name.
     """
-    return sorted(_table()[0].values(), key=lambda spec: spec.name)
+    return sorted(_table()[0].values(), key=lambda declared: declared.name)
 
 
 def available():
@@ -400,9 +402,9 @@ def available():
 def _spec(name):
     table, qualified = _table()
     dist, sep, short = name.rpartition(":")
-    spec = table.get(name) or (qualified.get(f"{_normalise(dist)}:{short}") if sep else None)
-    if spec is not None:
-        return spec
+    declared = table.get(name) or (qualified.get(f"{_normalise(dist)}:{short}") if sep else None)
+    if declared is not None:
+        return declared
     close = difflib.get_close_matches(name, table, n=3)
     hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
     raise ValueError(
@@ -465,37 +467,37 @@ def _contained(func, *args, **kwargs):
 _LOADED = {}
 
 
-def _import_class(spec):
-    obj = importlib.metadata.EntryPoint(spec.name, spec.value, GROUP).load()
+def _import_class(declared):
+    obj = importlib.metadata.EntryPoint(declared.name, declared.value, GROUP).load()
     if not (
         isinstance(obj, type) and issubclass(obj, BaseEstimator) and not inspect.isabstract(obj)
     ):
         raise TypeError(
-            f"{spec.value} is {obj!r}, not a concrete scikit-learn estimator class "
+            f"{declared.value} is {obj!r}, not a concrete scikit-learn estimator class "
             "(a subclass of sklearn.base.BaseEstimator)"
         )
     return obj
 
 
-def _load(spec):
-    """Import the class of ``spec`` once; cache the class or the failure."""
+def _load(declared):
+    """Import the class of ``declared`` once; cache the class or the failure."""
     with _LOCK:
-        if spec.name in _LOADED:
-            return _LOADED[spec.name]
-        obj, exc = _contained(_import_class, spec)
+        if declared.name in _LOADED:
+            return _LOADED[declared.name]
+        obj, exc = _contained(_import_class, declared)
         if exc is None:
-            _LOADED[spec.name] = obj
+            _LOADED[declared.name] = obj
             return obj
         try:
             detail = str(exc)
         except BaseException:  # a plugin exception whose __str__ fails
             detail = "<unprintable>"
         error = PluginLoadError(
-            f"skpapers: could not load plugin {spec.name!r} ({spec.value}) from "
-            f"'{spec.dist} {spec.version}': {type(exc).__name__}: {detail}"
+            f"skpapers: could not load plugin {declared.name!r} ({declared.value}) from "
+            f"'{declared.dist} {declared.version}': {type(exc).__name__}: {detail}"
         )
         error.__cause__ = exc
-        _LOADED[spec.name] = error
+        _LOADED[declared.name] = error
     _warn(str(error), stacklevel=3)
     return error
 
@@ -583,17 +585,17 @@ def all_estimators(type_filter=None, *, include_plugins=True, on_error="warn"):
             )
         mixins = tuple(_TYPE_MIXINS[kind] for kind in kinds)
     result = []
-    for spec in specs():
-        if not (include_plugins or spec.builtin):
+    for declared in specs():
+        if not (include_plugins or declared.builtin):
             continue
-        loaded = _load(spec)
+        loaded = _load(declared)
         if isinstance(loaded, BaseException):
             if on_error == "raise":
                 raise loaded
             continue
         if mixins and not _contained(issubclass, loaded, mixins)[0]:
             continue
-        result.append((spec.name, loaded))
+        result.append((declared.name, loaded))
     return result
 
 

@@ -23,9 +23,9 @@ from skpapers.exceptions import SkpapersPluginWarning
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", SkpapersPluginWarning)  # a test plugin may be installed
-    builtins = [spec for spec in registry.specs() if spec.builtin]
-for spec in builtins:
-    print(f"{spec.name:22s} {spec.value:50s} ({spec.dist} {spec.version})")
+    builtins = [declared for declared in registry.specs() if declared.builtin]
+for declared in builtins:
+    print(f"{declared.name:22s} {declared.value:50s} ({declared.dist} {declared.version})")
 
 # %%
 # Create estimators by name

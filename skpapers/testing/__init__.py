@@ -53,7 +53,7 @@ __all__ = [
 
 def _dist_specs(dist):
     norm = registry._normalise(dist)
-    found = [spec for spec in registry.specs() if registry._normalise(spec.dist) == norm]
+    found = [e for e in registry.specs() if registry._normalise(e.dist) == norm]
     if not found:
         raise ValueError(
             f"Distribution {dist!r} registers no estimator in the {registry.GROUP!r} "
@@ -73,21 +73,26 @@ def _cases(dist, expected_failed_checks):
 
 
 def _iter_cases(dist, expected_failed_checks):
-    for spec in _dist_specs(dist):
+    for declared in _dist_specs(dist):
         try:
-            cls = registry.get(spec.name)
+            cls = registry.get(declared.name)
         except registry.PluginLoadError as error:
             user = {} if callable(expected_failed_checks) else expected_failed_checks or {}
-            yield spec.name, error, user.get(spec.name, {})
+            yield declared.name, error, user.get(declared.name, {})
             continue
-        builtin_xfails = PER_ESTIMATOR_XFAIL_CHECKS.get(spec.name, {}) if spec.builtin else {}
-        for params in _param_sets(spec.name, cls, spec.builtin):
+        for params in _param_sets(declared.name, cls, declared.builtin):
             estimator = cls(**params)
-            if callable(expected_failed_checks):
-                user = expected_failed_checks(estimator)
-            else:
-                user = (expected_failed_checks or {}).get(cls.__name__, {})
-            yield spec.name, estimator, {**builtin_xfails, **(user or {})}
+            yield declared.name, estimator, _xfails(declared, estimator, expected_failed_checks)
+
+
+def _xfails(declared, estimator, expected_failed_checks):
+    """Return the expected failures of one instance: the built-in list plus the user's."""
+    builtin = PER_ESTIMATOR_XFAIL_CHECKS.get(declared.name, {}) if declared.builtin else {}
+    if callable(expected_failed_checks):
+        user = expected_failed_checks(estimator)
+    else:
+        user = (expected_failed_checks or {}).get(type(estimator).__name__, {})
+    return {**builtin, **(user or {})}
 
 
 def _skpapers_checks(name):
@@ -176,8 +181,8 @@ def check_plugin(dist, *, expected_failed_checks=None):
     with warnings.catch_warnings():
         # a load failure becomes a failed row of the report, not a warning too
         warnings.simplefilter("ignore", SkpapersPluginWarning)
-        for spec in _dist_specs(dist):
-            rows.extend(_check_entry(spec, expected_failed_checks))
+        for declared in _dist_specs(dist):
+            rows.extend(_check_entry(declared, expected_failed_checks))
     return rows
 
 
@@ -204,27 +209,25 @@ def _run_check(name, check, estimator, xfails):
     return _row(name, check_name, "failed", _describe(exc))
 
 
-def _check_entry(spec, expected_failed_checks):
+def _check_entry(declared, expected_failed_checks):
     """Rows of the plugin contract for one entry; failures stay inside the entry."""
     try:
-        cls = registry.get(spec.name)
+        cls = registry.get(declared.name)
     except registry.PluginLoadError as error:
-        return [_row(spec.name, "load_plugin", "failed", str(error))]
-    param_sets, exc = registry._contained(_param_sets, spec.name, cls, spec.builtin)
+        return [_row(declared.name, "load_plugin", "failed", str(error))]
+    param_sets, exc = registry._contained(_param_sets, declared.name, cls, declared.builtin)
     if exc is not None:
-        return [_row(spec.name, "get_test_params", "failed", _describe(exc))]
-    builtin = PER_ESTIMATOR_XFAIL_CHECKS.get(spec.name, {}) if spec.builtin else {}
+        return [_row(declared.name, "get_test_params", "failed", _describe(exc))]
     rows = []
     for params in param_sets:
         estimator, exc = registry._contained(cls, **params)
         if exc is not None:
-            rows.append(_row(spec.name, "instantiate", "failed", _describe(exc)))
+            rows.append(_row(declared.name, "instantiate", "failed", _describe(exc)))
             continue
-        if callable(expected_failed_checks):
-            user = expected_failed_checks(estimator)
-        else:
-            user = (expected_failed_checks or {}).get(cls.__name__, {})
-        xfails = {**builtin, **(user or {})}
+        xfails, exc = registry._contained(_xfails, declared, estimator, expected_failed_checks)
+        if exc is not None:
+            rows.append(_row(declared.name, "expected_failed_checks", "failed", _describe(exc)))
+            continue
         checks, exc = registry._contained(
             lambda est, xf=xfails: list(
                 estimator_checks_generator(est, expected_failed_checks=xf, mark=None)
@@ -232,14 +235,14 @@ def _check_entry(spec, expected_failed_checks):
             estimator,
         )
         if exc is not None:
-            rows.append(_row(spec.name, "estimator_checks", "failed", _describe(exc)))
+            rows.append(_row(declared.name, "estimator_checks", "failed", _describe(exc)))
             checks = []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SensitiveFeaturesWarning)
             for est, check in checks:
-                rows.append(_run_check(spec.name, check, est, xfails))
-        for check in _skpapers_checks(spec.name):
-            rows.append(_run_check(spec.name, check, estimator, xfails))
+                rows.append(_run_check(declared.name, check, est, xfails))
+        for check in _skpapers_checks(declared.name):
+            rows.append(_run_check(declared.name, check, estimator, xfails))
     return rows
 
 

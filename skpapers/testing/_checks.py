@@ -81,10 +81,10 @@ def check_registry_roundtrip(estimator, *, name):
     """
     cls = registry.get(name)
     assert cls is type(estimator), f"registry.get({name!r}) is {cls!r}, not {type(estimator)!r}"
-    spec = next(spec for spec in registry.specs() if spec.name == name)
-    module, _, attr = spec.value.partition(":")
+    declared = next(declared for declared in registry.specs() if declared.name == name)
+    module, _, attr = declared.value.partition(":")
     imported = __import__(module, fromlist=[attr])
-    assert getattr(imported, attr) is cls, f"{spec.value} does not import {cls!r}"
+    assert getattr(imported, attr) is cls, f"{declared.value} does not import {cls!r}"
     assert type(registry.create(name, **estimator.get_params(deep=False))) is cls
 
 
