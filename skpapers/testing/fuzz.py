@@ -523,7 +523,7 @@ def _case_cli(data):
     argv = data.draw(
         st.lists(
             st.sampled_from(
-                ["list", "check", "demo", "--load", "-v", "--help", "nosuchdist", "upca", "",
+                ["list", "check", "--load", "-v", "--help", "nosuchdist", "upca", "",
                  "--plots", "é", "--", "-x"]
             ),
             max_size=3,
@@ -547,8 +547,6 @@ def _case_cli(data):
             raise RuntimeError("a traceback was printed")
         return float(status or 0)
 
-    if "demo" in argv and "--help" not in argv:
-        return (lambda: 0.0), ()  # the demo is slow and takes no user input: not fuzzed
     return call, ()
 
 

@@ -368,9 +368,8 @@ class TransportClustering(
         self.target_labels_ = np.argmax(self.R_, axis=1)
         self._n_features_out = self.n_clusters
         precomputed = self.metric == "precomputed"
-        targets = None if precomputed else X
-        if X_target is not None:
-            targets = check_array(X_target, dtype=np.float64, input_name="X_target")
+        # X_target was validated above (or unpacked from X); self-transport targets X
+        targets = None if precomputed else (X if X_target is None else X_target)
         self._store_predictors(X, targets, precomputed)
         return self
 
