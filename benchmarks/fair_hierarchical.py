@@ -74,7 +74,7 @@ def run_one(X, s, seed, trees):
     (Z, total), t_base = timed(base_tree, X)
     rows = []
     for name, params in trees.items():
-        est = FairHierarchicalClustering(linkage=Z, **params)
+        est = FairHierarchicalClustering(linkage=Z, distance_scale=1.0, **params)  # raw units
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # small groups: 1/epsilon warning
             _, seconds = timed(est.fit, X, sensitive_features=s)

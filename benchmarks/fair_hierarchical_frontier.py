@@ -55,14 +55,16 @@ def points(X, s, seed, settings):
     np.subtract(d.max(), d, out=d)
     Z = linkage(d, method="average")
     del d
-    default = FairHierarchicalClustering(linkage=Z)
+    default = FairHierarchicalClustering(linkage=Z, distance_scale=1.0)  # raw units
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         default.fit(X, sensitive_features=s)
     common = default.fairness_threshold_  # one size threshold for every point
     rows = []
     for method, h, k, c in settings:
-        est = FairHierarchicalClustering(method=method, h=h, k=k, c=c, linkage=Z)
+        est = FairHierarchicalClustering(
+            method=method, h=h, k=k, c=c, linkage=Z, distance_scale=1.0
+        )
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)

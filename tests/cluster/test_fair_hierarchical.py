@@ -18,6 +18,7 @@ from scipy.cluster.hierarchy import (
 )
 from scipy.spatial.distance import pdist, squareform
 from sklearn.datasets import make_blobs
+from sklearn.metrics.pairwise import rbf_kernel
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
@@ -40,8 +41,10 @@ def coloured_blobs(n, proportions, seed, noise=0.1):
     return X, colour
 
 
-def _similarity(X):
-    return squareform(1.0 / (1.0 + pdist(X)))
+def _similarity(X, scale=None):
+    """The default similarity, computed independently: distances in units of X's std."""
+    scale = np.std(X) if scale is None else scale
+    return squareform(1.0 / (1.0 + pdist(X) / scale))
 
 
 # (proportions, method, h, bound): bounds on max_l |p_l(C) - c_l| over clusters of
@@ -91,8 +94,9 @@ def test_cost_attributes_match_metric(method):
     X, colour = coloured_blobs(96, [0.5, 0.5], 3)
     est = FairHierarchicalClustering(method=method, h=8).fit(X, sensitive_features=colour)
     S = _similarity(X)
+    assert est.distance_scale_ == pytest.approx(np.std(X), rel=1e-12)
     assert est.cost_ == pytest.approx(dasgupta_cost(S, est.tree_), rel=1e-10)
-    Z = linkage(condensed_distance(X, "inverse_distance"), "average")
+    Z = linkage(condensed_distance(X / np.std(X), "inverse_distance"), "average")
     assert est.base_cost_ == pytest.approx(dasgupta_cost(S, Z), rel=1e-10)
     assert est.cost_ratio_ == pytest.approx(est.cost_ / est.base_cost_)
 
@@ -180,7 +184,7 @@ def test_no_sensitive_features_gives_vanilla_tree_with_warning():
     with pytest.warns(SensitiveFeaturesWarning):
         _, result = fair_hierarchical_tree(X)
     assert np.isnan(result.fairness_violation) and np.isnan(result.min_balance)
-    Z = linkage(condensed_distance(X, "inverse_distance"), "average")
+    Z = linkage(condensed_distance(X / np.std(X), "inverse_distance"), "average")
     assert est.cost_ == pytest.approx(dasgupta_cost(_similarity(X), Z))
     with pytest.warns(SensitiveFeaturesWarning):
         FairHierarchicalClustering().fit(X, sensitive_features=["a"] * 64)
@@ -222,7 +226,8 @@ def test_precomputed_dense_and_sparse_and_user_linkage():
 def test_rbf_similarity_cost():
     X, colour = coloured_blobs(64, [0.5, 0.5], 5)
     est = FairHierarchicalClustering(h=8, similarity="rbf").fit(X, sensitive_features=colour)
-    S = squareform(np.exp(-pdist(X, "sqeuclidean") / X.shape[1]))
+    # with the default unit this is scikit-learn's rbf kernel at gamma="scale"
+    S = rbf_kernel(X, gamma=1.0 / (X.shape[1] * X.var()))
     assert est.cost_ == pytest.approx(dasgupta_cost(S, est.tree_))
 
 

@@ -64,10 +64,19 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         ``max(S) - S``, or a user-supplied scipy linkage matrix over the samples.
     similarity : {"inverse_distance", "rbf", "precomputed"}, \
             default="inverse_distance"
-        ``"inverse_distance"``: ``1 / (1 + ||x_i - x_j||)`` on the features as
-        given (the papers); ``"rbf"``: ``exp(-||x_i - x_j||^2 / n_features)``;
+        With ``s = distance_scale_``: ``"inverse_distance"``:
+        ``1 / (1 + ||x_i - x_j|| / s)`` (the papers' similarity, there with
+        ``s = 1``); ``"rbf"``: ``exp(-||x_i - x_j||^2 / (n_features s^2))``
+        (with ``distance_scale="std"``, scikit-learn's ``gamma="scale"``);
         ``"precomputed"``: X is a symmetric non-negative (n, n) similarity,
         dense or sparse (missing entries are 0).
+    distance_scale : "std" or float, default="std"
+        The unit ``s`` of the distances. ``"std"``: the standard deviation of
+        all entries of X, so that the tree does not depend on the units of X
+        (data in metres or in kilometres give the same tree). A float is a
+        fixed unit in the units of X; ``1.0`` reproduces the papers, which
+        use the raw features (see Notes). Not used with
+        ``similarity="precomputed"``.
     max_split_iter : int, default=None
         Cap on the moves of one SplitRoot call; ``None``: ``10 h ceil(log2 n)``.
         A ConvergenceWarning is emitted when a call hits the cap.
@@ -121,6 +130,9 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     min_balance_ : float
         Min over the same clusters of min over groups of ``p_l(C) / c_l``;
         NaN when fitted without ``sensitive_features``.
+    distance_scale_ : float
+        The unit ``s`` the distances were divided by (in the units of X); NaN
+        with ``similarity="precomputed"``.
     groups_ : ndarray of shape (n_groups,)
         Sorted distinct group labels.
     group_proportions_ : ndarray of shape (n_groups,)
@@ -194,6 +206,13 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     becomes a chain of m - 1 merges at the same height; ``cost_`` and the
     fairness numbers are computed on ``tree_``.
 
+    Units: the papers compute ``1 / (1 + ||x_i - x_j||)`` on the raw
+    features, so their trees change with the units of the data (on Adult, the
+    census weight, in the hundreds of thousands, outweighs every other
+    feature). The default divides distances by the standard deviation of the
+    entries of X first, which makes the tree unit-free;
+    ``distance_scale=1.0`` gives the papers' similarity exactly.
+
     Memory: one float64 condensed distance (n(n-1)/2 entries) for the base
     linkage plus O(n); similarity rows are recomputed in blocks for the cost.
 
@@ -238,6 +257,7 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         c=4,
         linkage="average",
         similarity="inverse_distance",
+        distance_scale="std",
         max_split_iter=None,
         max_dense_entries=DEFAULT_MAX_DENSE_ENTRIES,
         random_state=None,
@@ -251,6 +271,7 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         self.c = c
         self.linkage = linkage
         self.similarity = similarity
+        self.distance_scale = distance_scale
         self.max_split_iter = max_split_iter
         self.max_dense_entries = max_dense_entries
         self.random_state = random_state
@@ -306,6 +327,7 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         self.fairness_threshold_ = result.fairness_threshold
         self.fairness_violation_ = result.fairness_violation
         self.min_balance_ = result.min_balance
+        self.distance_scale_ = result.distance_scale
         self.groups_ = result.groups
         self.group_proportions_ = result.group_proportions
         self.n_leaves_ = n

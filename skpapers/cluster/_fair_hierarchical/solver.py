@@ -40,6 +40,7 @@ from skpapers.utils._hierarchy import (
     format_label,
 )
 from skpapers.utils._memory import check_dense_budget
+from skpapers.utils._numerics import unit_exponent
 from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
@@ -53,6 +54,7 @@ PARAMETER_CONSTRAINTS = {
     "c": [Interval(numbers.Real, 0, None, closed="neither")],
     "linkage": [StrOptions({"average", "complete", "single"}), "array-like"],
     "similarity": [StrOptions({"inverse_distance", "rbf", "precomputed"})],
+    "distance_scale": [StrOptions({"std"}), Interval(numbers.Real, 0, None, closed="neither")],
     "max_split_iter": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "max_dense_entries": [Interval(numbers.Integral, 1, None, closed="left"), None],
     "random_state": ["random_state"],
@@ -88,6 +90,9 @@ class FairHierarchyResult:
     min_balance : float
         Min over the same clusters of min over groups of ``p_l(C) / c_l``; NaN
         without ``sensitive_features``.
+    distance_scale : float
+        The unit ``s`` distances were divided by before the similarity (in the
+        units of X); NaN for a precomputed similarity.
     groups : ndarray of shape (n_groups,)
         Sorted distinct group labels.
     group_proportions : ndarray of shape (n_groups,)
@@ -100,6 +105,7 @@ class FairHierarchyResult:
     fairness_threshold: int
     fairness_violation: float
     min_balance: float
+    distance_scale: float
     groups: np.ndarray
     group_proportions: np.ndarray
 
@@ -166,6 +172,32 @@ def _groups(sensitive_features, n, index=None):
     return codes, groups
 
 
+def _in_distance_units(X, distance_scale):
+    """X divided by the distance unit, and that unit in the units of X.
+
+    A power-of-two change of units first (exact), so that the result does not
+    depend on the units of X even near the ends of the float64 range.
+    """
+    exponent = unit_exponent(X)
+    X = np.ldexp(X, -exponent)
+    spread = float(np.std(X)) if X.size else 0.0
+    if distance_scale == "std":
+        scale = spread if spread > 0 else 1.0
+    else:
+        scale = math.ldexp(distance_scale, -exponent)
+        # the spread in the chosen unit, as a power of ten, without overflow
+        decades = (math.log2(spread) - math.log2(distance_scale) + exponent) / math.log2(10)
+        if spread > 0 and abs(decades) > 150:
+            raise ValueError(
+                f"In units of distance_scale = {distance_scale}, the distances between "
+                f"samples (spread about 1e{decades:.0f}) "
+                f"{'overflow' if decades > 0 else 'underflow'} float64; use "
+                "distance_scale='std' (the default) or a unit near the spread of X."
+            )
+    X /= scale
+    return X, math.ldexp(scale, exponent)
+
+
 def _base_tree(X, n, linkage, similarity, max_dense_entries):
     if isinstance(linkage, str):
         check_dense_budget(
@@ -205,6 +237,7 @@ def fair_hierarchical_tree(
     c=4,
     linkage="average",
     similarity="inverse_distance",
+    distance_scale="std",
     max_split_iter=None,
     max_dense_entries=DEFAULT_MAX_DENSE_ENTRIES,
     random_state=None,
@@ -248,7 +281,13 @@ def fair_hierarchical_tree(
         The vanilla base tree, or a scipy linkage matrix over the samples.
     similarity : {"inverse_distance", "rbf", "precomputed"}, \
             default="inverse_distance"
-        The similarity scored by Dasgupta's cost.
+        The similarity scored by Dasgupta's cost, on distances divided by
+        ``distance_scale``.
+    distance_scale : "std" or float, default="std"
+        Unit of the distances: ``"std"`` is the standard deviation of all
+        entries of X (so the result does not depend on the units of X); a
+        float is a fixed unit (``1.0``: the features as given, the papers'
+        setting). Not used with ``similarity="precomputed"``.
     max_split_iter : int, default=None
         Cap on the moves of one SplitRoot call; ``None``: ``10 h ceil(log2 n)``.
     max_dense_entries : int or None, default=1_000_000_000
@@ -293,6 +332,15 @@ def fair_hierarchical_tree(
     index = getattr(X, "index", None) if hasattr(X, "columns") else None
     X = check_array(X, accept_sparse=("csr", "csc") if precomputed else False, dtype=np.float64)
     X = check_input(X, similarity)
+    if precomputed:
+        if distance_scale != "std":
+            raise ValueError(
+                "distance_scale applies to distances between samples; it has no "
+                "meaning with similarity='precomputed' (leave it at 'std')."
+            )
+        scale = float("nan")
+    else:
+        X, scale = _in_distance_units(X, distance_scale)
     n = X.shape[0]
     eps = resolve_epsilon(method, h, k, epsilon, c, n)
     codes, groups = _groups(sensitive_features, n, index)
@@ -360,6 +408,7 @@ def fair_hierarchical_tree(
         fairness_threshold=threshold,
         fairness_violation=fair["violation"],
         min_balance=fair["min_balance"],
+        distance_scale=scale,
         groups=groups,
         group_proportions=counts / n,
     )
