@@ -54,6 +54,34 @@ def _data_file(path, relative):
     )
 
 
+def _read_csv(file, what, **kwargs):
+    """``pd.read_csv`` whose failures are a ValueError naming the file."""
+    try:
+        return pd.read_csv(file, **kwargs)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"Cannot read {what} from {file}: {exc}") from exc
+
+
+def _check_table(frame, columns, numeric, file, what):
+    """Check that the columns are there, the numeric ones hold numbers, rows remain."""
+    missing = [column for column in columns if column not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"{file} is not {what}: columns {missing} are missing (found "
+            f"{list(frame.columns)[:8]})."
+        )
+    given = frame[numeric]
+    bad = given.apply(pd.to_numeric, errors="coerce").isna().to_numpy() & given.notna().to_numpy()
+    if bad.any():
+        row, col = np.argwhere(bad)[0]
+        raise ValueError(
+            f"{file} is not {what}: column {numeric[col]!r} holds "
+            f"{given.iat[row, col]!r} in data row {row + 1}, not a number."
+        )
+    if len(frame) == 0:
+        raise ValueError(f"{file} is not {what}: no complete row.")
+
+
 def _split(frame, features, sensitive, as_frame):
     X = frame[features]
     if as_frame:
@@ -96,16 +124,19 @@ def load_adult(path=None, *, sensitive="sex", as_frame=False, all_groups=False):
     FileNotFoundError
         If the file cannot be found; the message names the paths tried and the
         ``SKPAPERS_DATA`` variable.
+    ValueError
+        If the file cannot be parsed or lacks the expected columns or numbers;
+        the message names the file and what is wrong.
     """
     if sensitive not in ("sex", "race"):
         raise ValueError(f"sensitive must be 'sex' or 'race', got {sensitive!r}.")
-    frame = pd.read_csv(
-        _data_file(path, "adult/adult.data"),
-        header=None,
-        names=_ADULT_COLUMNS,
-        skipinitialspace=True,
-        na_values="?",
-    ).dropna()
+    file = _data_file(path, "adult/adult.data")
+    what = "UCI Adult (adult.data: 15 comma-separated fields per row)"
+    frame = _read_csv(
+        file, what, header=None, names=_ADULT_COLUMNS, skipinitialspace=True, na_values="?"
+    )
+    frame = frame.dropna()
+    _check_table(frame, _ADULT_COLUMNS, _ADULT_FEATURES, file, what)
     if sensitive == "sex" or all_groups:
         labels = frame[sensitive].str.lower()
     else:
@@ -145,12 +176,17 @@ def load_bank(path=None, *, sensitive="marital", as_frame=False, all_groups=Fals
     ------
     FileNotFoundError
         If the file cannot be found.
+    ValueError
+        If the file is malformed; the message names the file and what is wrong.
     """
     if sensitive not in ("marital", "age", "education"):
         raise ValueError(
             f"sensitive must be 'marital', 'age' or 'education', got {sensitive!r}."
         )
-    frame = pd.read_csv(_data_file(path, "bank/bank.csv"), sep=";")
+    file = _data_file(path, "bank/bank.csv")
+    what = "UCI Bank Marketing (bank.csv: ';'-separated with a header row)"
+    frame = _read_csv(file, what, sep=";")
+    _check_table(frame, [*_BANK_FEATURES, "marital", "education"], _BANK_FEATURES, file, what)
     if sensitive == "education" or (sensitive == "marital" and all_groups):
         labels = frame[sensitive].astype(str)
     elif sensitive == "marital":
@@ -160,10 +196,33 @@ def load_bank(path=None, *, sensitive="marital", as_frame=False, all_groups=Fals
     return _split(frame, _BANK_FEATURES, labels.rename(sensitive), as_frame)
 
 
-def _load_mat(path, relative, variable):
+def _load_mat(path, relative, variable, what, n_rows=None, n_columns=None):
+    """Read a 2-D numeric MATLAB variable; a malformed file is a ValueError naming it."""
     from scipy.io import loadmat
 
-    return loadmat(_data_file(path, relative))[variable]
+    file = _data_file(path, relative)
+    try:
+        data = loadmat(file)
+    except (MemoryError, RecursionError):
+        raise
+    except Exception as exc:  # scipy raises many types on a damaged file
+        raise ValueError(f"Cannot read {what} from {file}: {exc}") from exc
+    if variable not in data:
+        found = sorted(key for key in data if not key.startswith("__"))
+        raise ValueError(f"{file} is not {what}: no variable {variable!r} (found {found}).")
+    value = data[variable]
+    if value.ndim != 2 or value.dtype.kind not in "biuf":
+        raise ValueError(
+            f"{file} is not {what}: {variable!r} is a {value.ndim}-D array of dtype "
+            f"{value.dtype}, not a 2-D numeric matrix."
+        )
+    for axis, expected in enumerate((n_rows, n_columns)):
+        if expected is not None and value.shape[axis] != expected:
+            raise ValueError(
+                f"{file} is not {what}: {variable!r} has shape {value.shape}, "
+                f"expected {expected} {'rows' if axis == 0 else 'columns'}."
+            )
+    return np.asarray(value, dtype=np.float64)
 
 
 def load_exam_scores(path=None):
@@ -186,8 +245,10 @@ def load_exam_scores(path=None):
     ------
     FileNotFoundError
         If the file cannot be found.
+    ValueError
+        If the file is malformed; the message names the file and what is wrong.
     """
-    return np.asarray(_load_mat(path, "upca/scores.mat", "scoreM"), dtype=np.float64)
+    return _load_mat(path, "upca/scores.mat", "scoreM", "the exam scores", n_columns=14)
 
 
 def load_yaleb_faces(path=None):
@@ -209,8 +270,11 @@ def load_yaleb_faces(path=None):
     ------
     FileNotFoundError
         If the file cannot be found.
+    ValueError
+        If the file is malformed; the message names the file and what is wrong.
     """
-    return np.asarray(_load_mat(path, "upca/yaleb_subject3.mat", "ID3").T, dtype=np.float64)
+    faces = _load_mat(path, "upca/yaleb_subject3.mat", "ID3", "the Yale B faces", n_rows=32256)
+    return np.ascontiguousarray(faces.T)
 
 
 def load_breast_cancer_benign():

@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from skpapers.utils._links import resolve_link
+from skpapers.utils._memory import GENERATED_MAX_ENTRIES, check_generated_size
 
 _ATTACKS = (
     "labels", "hijack", "gradient", "leverage", "mimic", "random",
@@ -42,6 +43,7 @@ def make_contaminated_sim(
     random_state=None,
     *,
     condition_number=1.0,
+    max_dense_entries=GENERATED_MAX_ENTRIES,
 ):
     """Generate single-index model data with strongly contaminated rows.
 
@@ -104,6 +106,10 @@ def make_contaminated_sim(
     condition_number : float >= 1, default=1.0
         Condition number of the covariance of the clean covariates (1: X is
         standard Gaussian).
+    max_dense_entries : int or None, default=250_000_000
+        Largest array the generator may allocate, in entries (float64: 2 GB by
+        default); a ValueError is raised before allocating beyond it. ``None``:
+        no limit.
 
     Returns
     -------
@@ -140,6 +146,7 @@ def make_contaminated_sim(
         raise ValueError(
             f"condition_number must be a finite float >= 1; got {condition_number!r}."
         )
+    check_generated_size([(n_samples, n_features), (n_features, n_features)], max_dense_entries)
     rng = check_random_state(random_state)
     f = resolve_link(link).f
     n, d = int(n_samples), int(n_features)

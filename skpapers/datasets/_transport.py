@@ -15,6 +15,7 @@ from scipy.sparse.csgraph import shortest_path
 from sklearn.datasets import make_moons
 from sklearn.utils import check_random_state
 
+from skpapers.utils._memory import GENERATED_MAX_ENTRIES, check_generated_size
 from skpapers.utils._sklearn import Interval, validate_params
 
 __all__ = [
@@ -39,12 +40,19 @@ def _labels_with_all_clusters(n_samples, n_clusters, rng):
         "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
         "sigma": [Interval(numbers.Real, 0, None, closed="left")],
         "tau": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_dense_entries": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
 def make_shifted_gaussians(
-    n_samples=5000, n_clusters=250, *, sigma=0.1, tau=0.1, random_state=None
+    n_samples=5000,
+    n_clusters=250,
+    *,
+    sigma=0.1,
+    tau=0.1,
+    random_state=None,
+    max_dense_entries=GENERATED_MAX_ENTRIES,
 ):
     """Planted co-clusters: Gaussian clusters shifted by one random vector each.
 
@@ -65,6 +73,10 @@ def make_shifted_gaussians(
         Scale of the per-cluster shift.
     random_state : int, RandomState instance or None, default=None
         Seed.
+    max_dense_entries : int or None, default=250_000_000
+        Largest array the generator may allocate, in entries (float64: 2 GB by
+        default); a ValueError is raised before allocating beyond it. ``None``:
+        no limit.
 
     Returns
     -------
@@ -95,6 +107,7 @@ def make_shifted_gaussians(
     >>> X.shape, Y.shape
     ((100, 5), (100, 5))
     """
+    check_generated_size([(n_samples, n_clusters), (n_clusters, n_clusters)], max_dense_entries)
     if n_samples < n_clusters:
         raise ValueError(f"n_samples={n_samples} must be at least n_clusters={n_clusters}.")
     rng = check_random_state(random_state)
@@ -113,12 +126,14 @@ def make_shifted_gaussians(
         "noise": [Interval(numbers.Real, 0, None, closed="left")],
         "radius": [Interval(numbers.Real, 0, None, closed="neither")],
         "gaussian_std": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_dense_entries": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
 def make_moons_to_gaussians(
-    n_samples=5000, *, noise=0.1, radius=5.0, gaussian_std=0.5, random_state=None
+    n_samples=5000, *, noise=0.1, radius=5.0, gaussian_std=0.5, random_state=None,
+    max_dense_entries=GENERATED_MAX_ENTRIES,
 ):
     """Two moons (sources) and eight Gaussians on a ring (targets), "2M-8G".
 
@@ -134,6 +149,10 @@ def make_moons_to_gaussians(
         Standard deviation of every Gaussian.
     random_state : int, RandomState instance or None, default=None
         Seed.
+    max_dense_entries : int or None, default=250_000_000
+        Largest array the generator may allocate, in entries (float64: 2 GB by
+        default); a ValueError is raised before allocating beyond it. ``None``:
+        no limit.
 
     Returns
     -------
@@ -165,6 +184,7 @@ def make_moons_to_gaussians(
     >>> X.shape, Y.shape
     ((80, 2), (80, 2))
     """
+    check_generated_size((n_samples, 2), max_dense_entries)
     rng = check_random_state(random_state)
     X, labels_x = make_moons(n_samples, noise=noise, random_state=rng)
     X = 3.0 * X - 1.0
@@ -181,11 +201,20 @@ def make_moons_to_gaussians(
         "block_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "p_intra": [Interval(numbers.Real, 0, 1, closed="both")],
         "p_inter": [Interval(numbers.Real, 0, 1, closed="both")],
+        "max_dense_entries": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
-def make_sbm_cost(n_blocks=10, block_size=50, *, p_intra=0.5, p_inter=0.01, random_state=None):
+def make_sbm_cost(
+    n_blocks=10,
+    block_size=50,
+    *,
+    p_intra=0.5,
+    p_inter=0.01,
+    random_state=None,
+    max_dense_entries=GENERATED_MAX_ENTRIES,
+):
     """Shortest-path cost of a weighted stochastic block model graph.
 
     Parameters
@@ -200,6 +229,10 @@ def make_sbm_cost(n_blocks=10, block_size=50, *, p_intra=0.5, p_inter=0.01, rand
         Edge probability between blocks.
     random_state : int, RandomState instance or None, default=None
         Seed.
+    max_dense_entries : int or None, default=250_000_000
+        Largest array the generator may allocate, in entries (float64: 2 GB by
+        default); a ValueError is raised before allocating beyond it. ``None``:
+        no limit.
 
     Returns
     -------
@@ -225,6 +258,8 @@ def make_sbm_cost(n_blocks=10, block_size=50, *, p_intra=0.5, p_inter=0.01, rand
     >>> C.shape
     (30, 30)
     """
+    n = n_blocks * block_size
+    check_generated_size((n, n), max_dense_entries)
     rng = check_random_state(random_state)
     n = n_blocks * block_size
     labels = np.repeat(np.arange(n_blocks), block_size)
@@ -242,11 +277,14 @@ def make_sbm_cost(n_blocks=10, block_size=50, *, p_intra=0.5, p_inter=0.01, rand
     {
         "n_samples": [Interval(numbers.Integral, 1, None, closed="left")],
         "n_features": [Interval(numbers.Integral, 2, None, closed="left")],
+        "max_dense_entries": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
 )
-def make_fragmented_hypercube(n_samples=1000, n_features=30, *, random_state=None):
+def make_fragmented_hypercube(
+    n_samples=1000, n_features=30, *, random_state=None, max_dense_entries=GENERATED_MAX_ENTRIES
+):
     """Fragmented hypercube of Forrow et al. (2019), with W2^2 = 8.
 
     Sources are uniform on ``[-1, 1]^d``; targets are an independent uniform
@@ -261,6 +299,10 @@ def make_fragmented_hypercube(n_samples=1000, n_features=30, *, random_state=Non
         Dimension d (at least 2).
     random_state : int, RandomState instance or None, default=None
         Seed.
+    max_dense_entries : int or None, default=250_000_000
+        Largest array the generator may allocate, in entries (float64: 2 GB by
+        default); a ValueError is raised before allocating beyond it. ``None``:
+        no limit.
 
     Returns
     -------
@@ -286,6 +328,7 @@ def make_fragmented_hypercube(n_samples=1000, n_features=30, *, random_state=Non
     >>> X.shape, Y.shape
     ((50, 4), (50, 4))
     """
+    check_generated_size((n_samples, n_features), max_dense_entries)
     rng = check_random_state(random_state)
     X = rng.uniform(-1.0, 1.0, size=(n_samples, n_features))
     Z = rng.uniform(-1.0, 1.0, size=(n_samples, n_features))

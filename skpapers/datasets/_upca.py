@@ -7,6 +7,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_array, check_random_state
 
+from skpapers.utils._memory import GENERATED_MAX_ENTRIES, check_generated_size
 from skpapers.utils._numerics import unit_exponent
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
@@ -33,6 +34,7 @@ def _random_permutations(rng, n_rows, k):
         "noise": [Interval(numbers.Real, 0, None, closed="left")],
         "outlier_type": [StrOptions({"shuffle", "random"})],
         "missing_ratio": [Interval(numbers.Real, 0, 1, closed="left")],
+        "max_dense_entries": [Interval(numbers.Integral, 1, None, closed="left"), None],
         "random_state": ["random_state"],
     },
     prefer_skip_nested_validation=True,
@@ -48,6 +50,7 @@ def make_permuted_subspace(
     outlier_type="shuffle",
     missing_ratio=0.0,
     random_state=None,
+    max_dense_entries=GENERATED_MAX_ENTRIES,
 ):
     """Generate samples of a linear subspace, some with permuted entries.
 
@@ -86,6 +89,10 @@ def make_permuted_subspace(
         random), after the permutation.
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw.
+    max_dense_entries : int or None, default=250_000_000
+        Largest array the generator may allocate, in entries (float64: 2 GB by
+        default); a ValueError is raised before allocating beyond it. ``None``:
+        no limit.
 
     Returns
     -------
@@ -114,6 +121,7 @@ def make_permuted_subspace(
     >>> X.shape, components.shape, int(permuted.sum())
     ((500, 50), (3, 50), 450)
     """
+    check_generated_size((n_samples, n_features), max_dense_entries)
     if n_components >= n_features:
         raise ValueError(
             f"n_components = {n_components} must be smaller than n_features = {n_features}."

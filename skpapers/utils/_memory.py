@@ -11,9 +11,17 @@ out, instead of a raw ``MemoryError`` or the machine swapping.
 
 import numbers
 
-__all__ = ["DEFAULT_MAX_DENSE_ENTRIES", "check_dense_budget"]
+__all__ = [
+    "DEFAULT_MAX_DENSE_ENTRIES",
+    "GENERATED_MAX_ENTRIES",
+    "check_dense_budget",
+    "check_generated_size",
+]
 
 DEFAULT_MAX_DENSE_ENTRIES = 25_000_000  # 200 MB in float64
+# Data generators return what was asked for; the budget only stops a typo such
+# as n_samples=10**9 before it allocates (2 GB of float64 per array).
+GENERATED_MAX_ENTRIES = 250_000_000
 
 
 def check_dense_budget(n_entries, max_dense_entries, what, ways_out="", itemsize=8):
@@ -51,3 +59,32 @@ def check_dense_budget(n_entries, max_dense_entries, what, ways_out="", itemsize
             f"max_dense_entries={max_dense_entries}."
         )
         raise ValueError(f"{message} {ways_out}".strip())
+
+
+def check_generated_size(shapes, max_dense_entries):
+    """Refuse a data generator's request whose largest array exceeds the budget.
+
+    Parameters
+    ----------
+    shapes : tuple of int or list of tuple of int
+        Shape of every array the generator allocates (the largest counts).
+    max_dense_entries : int or None
+        The generator's budget; None means no limit.
+
+    Examples
+    --------
+    >>> check_generated_size([(1000, 20), (20, 20)], 10**6)
+    >>> check_generated_size((10**9, 20), 250_000_000)
+    Traceback (most recent call last):
+    ...
+    ValueError: a 1000000000 x 20 array needs 20000000000 entries (160.0 GB), above max_dense_entries=250000000. Generate fewer samples or features, or raise max_dense_entries (None: no limit).
+    """  # noqa: E501
+    if shapes and isinstance(shapes[0], numbers.Integral):
+        shapes = [shapes]
+    rows, cols = max(shapes, key=lambda shape: int(shape[0]) * int(shape[1]))
+    check_dense_budget(
+        int(rows) * int(cols),
+        max_dense_entries,
+        f"a {int(rows)} x {int(cols)} array",
+        "Generate fewer samples or features, or raise max_dense_entries (None: no limit).",
+    )

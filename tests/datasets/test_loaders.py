@@ -68,3 +68,75 @@ def test_unknown_sensitive_attribute(data_home):
         load_adult(data_home, sensitive="age")
     with pytest.raises(ValueError, match="'marital', 'age' or 'education'"):
         load_bank(data_home, sensitive="sex")
+
+
+def _write(path, content):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    return path
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("", "no complete row"),
+        ('39, "State-gov\n', "Cannot read UCI Adult"),
+        ("39, State-gov, 77516\n50, Self-emp, 83311\n", "no complete row"),
+        (
+            "39, State-gov, lots, Bachelors, 13, Never-married, Adm, Not-in-family, White, "
+            "Male, 2174, 0, 40, United-States, <=50K\n",
+            "column 'fnlwgt' holds 'lots' in data row 1",
+        ),
+    ],
+)
+def test_malformed_adult_file_names_the_file(tmp_path, content, message):
+    file = _write(tmp_path / "adult" / "adult.data", content)
+    with pytest.raises(ValueError, match=message) as info:
+        load_adult(tmp_path)
+    assert str(file) in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"\xff\xfe\x00garbage;\x81\n1;2\n", "Cannot read UCI Bank"),
+        ("a;b;c\n1;2;3\n", r"columns \['age', 'balance'"),
+        (
+            "age;balance;day;duration;campaign;pdays;previous;marital;education\n"
+            "30;many;5;79;1;-1;0;married;primary\n",
+            "column 'balance' holds 'many' in data row 1",
+        ),
+    ],
+)
+def test_malformed_bank_file_names_the_file(tmp_path, content, message):
+    file = _write(tmp_path / "bank" / "bank.csv", content)
+    with pytest.raises(ValueError, match=message) as info:
+        load_bank(tmp_path)
+    assert str(file) in str(info.value)
+
+
+def test_malformed_mat_files_name_the_file(tmp_path):
+    from scipy.io import savemat
+
+    scores = tmp_path / "upca" / "scores.mat"
+    _write(scores, b"not a MATLAB file at all")
+    with pytest.raises(ValueError, match="Cannot read the exam scores from .*scores.mat"):
+        load_exam_scores(tmp_path)
+    savemat(scores, {"other": np.ones((3, 14))})
+    with pytest.raises(ValueError, match=r"no variable 'scoreM' \(found \['other'\]\)"):
+        load_exam_scores(tmp_path)
+    savemat(scores, {"scoreM": np.ones((3, 5))})
+    with pytest.raises(ValueError, match="has shape \\(3, 5\\), expected 14 columns"):
+        load_exam_scores(tmp_path)
+    savemat(scores, {"scoreM": np.array(["ab", "cd"])})
+    with pytest.raises(ValueError, match="not a 2-D numeric matrix"):
+        load_exam_scores(tmp_path)
+    savemat(scores, {"scoreM": np.arange(28.0).reshape(2, 14)})
+    np.testing.assert_array_equal(load_exam_scores(tmp_path), np.arange(28.0).reshape(2, 14))
+    faces = _write(tmp_path / "upca" / "yaleb_subject3.mat", b"")
+    savemat(faces, {"ID3": np.ones((100, 64))})
+    with pytest.raises(ValueError, match="expected 32256 rows"):
+        load_yaleb_faces(tmp_path)

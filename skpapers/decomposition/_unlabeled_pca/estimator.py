@@ -79,7 +79,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
     n_jobs : int, default=None
         Number of joblib workers for Stage II, which runs on chunks of samples
         independently. ``None`` means 1 unless in a
-        :obj:`joblib.parallel_config` context; ``-1`` uses all processors.
+        :obj:`joblib.parallel_config` context; ``-1`` uses all processors; 0 is refused.
     random_state : int, RandomState instance or None, default=None
         Seeds the search points of ``stage2="hard_em"`` (for ``n_components``
         other than 3 and after the first round); every other option is

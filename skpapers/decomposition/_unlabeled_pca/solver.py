@@ -53,7 +53,12 @@ PARAMETER_CONSTRAINTS = {
     "lsrf_tol": [Interval(numbers.Real, 0, None, closed="left"), StrOptions({"auto"}), None],
     "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     "tol": [Interval(numbers.Real, 0, None, closed="left")],
-    "n_jobs": [numbers.Integral, None],
+    # joblib's convention; 0 has no meaning (refused at fit, not at restore)
+    "n_jobs": [
+        Interval(numbers.Integral, None, -1, closed="right"),
+        Interval(numbers.Integral, 1, None, closed="left"),
+        None,
+    ],
     "random_state": ["random_state"],
     "verbose": ["verbose"],
 }
