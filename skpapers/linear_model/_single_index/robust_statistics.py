@@ -99,10 +99,15 @@ def robust_whitening(X, method, eps, random_state):
         return med, np.diag(1.0 / mad).astype(X.dtype), ((X - med) / mad).astype(X.dtype)
     if method == "trimmed":
         location, W, Z = _trimmed_scatter(X, eps)
-    else:  # "mcd"
-        mcd = MinCovDet(support_fraction=1.0 - eps, random_state=random_state).fit(X)
-        location, W = mcd.location_, _inv_sqrt(mcd.covariance_)
-        Z = (X - location) @ W
+    else:  # "mcd", on coordinates standardised by median and MAD: MCD is affine
+        # equivariant, and its absolute thresholds (a covariance "equal to 0")
+        # then no longer depend on the units of X
+        med, mad = _median_mad(X)
+        U = (X - med) / mad
+        mcd = MinCovDet(support_fraction=1.0 - eps, random_state=random_state).fit(U)
+        location = med + mad * mcd.location_
+        W = _inv_sqrt(mcd.covariance_) / mad[:, None]
+        Z = (U - mcd.location_) @ _inv_sqrt(mcd.covariance_)
     return location.astype(X.dtype), W.astype(X.dtype), Z.astype(X.dtype, copy=False)
 
 

@@ -1,0 +1,29 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every whitening of the robust SIM is free of the units of X."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose
+
+from skpapers.datasets import make_contaminated_sim
+from skpapers.linear_model import RobustSingleIndexRegressor
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # MinCovDet's own determinant warnings
+@settings(max_examples=10, deadline=None)
+@given(log10_c=st.floats(min_value=-300, max_value=300), whiten=st.sampled_from(["mcd", "diag"]))
+def test_robust_whitenings_do_not_depend_on_the_units(log10_c, whiten):
+    # X -> c X divides coef_ by c; "mcd" used to fail below c = 1e-10 (MinCovDet
+    # saw a covariance "equal to 0") and above c = 1e200 (overflow)
+    X, y, _, _ = make_contaminated_sim(300, 4, "gelu", 0.3, 0.1, "labels", random_state=15)
+    params = {"whiten": whiten, "random_state": 0, "max_iter": 20}
+    ref = RobustSingleIndexRegressor(**params).fit(X, y)
+    c = 10.0**log10_c
+    est = RobustSingleIndexRegressor(**params).fit(X * c, y)
+    assert_allclose(est.coef_ * c, ref.coef_, rtol=1e-8, atol=1e-10)
+    assert_allclose(est.intercept_, ref.intercept_, atol=1e-10)
+    assert np.isfinite(est.predict(X[:5] * c)).all()
