@@ -12,7 +12,9 @@ invalid parameters. Every case ends in one of five outcomes:
 - ``"ok"``: a finite result;
 - ``"clean error"``: a ``ValueError`` or ``TypeError`` with a message;
 - ``"crash"``: any other exception (or an empty message);
-- ``"silent"``: a result with NaN or infinity, or an input array modified;
+- ``"silent"``: a result with NaN or infinity, an input array modified, or
+  (estimators) a different answer when X is given in other units (X times a
+  power of two from 2**-300 to 2**300, compared up to the scale);
 - ``"hang"``: no answer within the time limit.
 
 :func:`run_fuzz` drives the cases with hypothesis and returns the outcomes;
@@ -313,8 +315,80 @@ def classify(call, inputs, time_limit=20.0):
     return "ok", f"{time.perf_counter() - t0:.2f} s"
 
 
+# ------------------------------------------------------------------ units
+class _UnitsDiffer(Exception):
+    pass
+
+
+# exponents of the change of units c = 2**k: exact in floating point, so a
+# scale-free estimator gives the same answer (up to the scale) bit for bit
+_UNIT_EXPONENTS = (-300, -60, 60, 300)
+
+
+def _units_check(est, fit_args, fit_kwargs, scaled, same):
+    """Return ``check(c)``: refit on the ``scaled`` inputs times c and compare.
+
+    ``scaled`` names positions of ``fit_args`` and keys of ``fit_kwargs``;
+    ``same(reference, rescaled, c)`` returns what differs, or None. Only
+    float64 arrays whose magnitudes stay in [1e-250, 1e250] are rescaled;
+    ``check`` returns False when that does not hold (nothing checked) and
+    raises ``_UnitsDiffer`` when the answers differ.
+    """
+    from sklearn.base import clone
+
+    def values():
+        for key in scaled:
+            yield fit_args[key] if isinstance(key, int) else fit_kwargs.get(key)
+
+    def check(c):
+        arrays = [a for a in values() if a is not None]
+        for a in arrays:
+            if type(a) is not np.ndarray or a.dtype != np.float64 or not np.isfinite(a).all():
+                return False
+            nonzero = np.abs(a[a != 0])
+            if nonzero.size and (nonzero.max() * c > 1e250 or nonzero.min() * c < 1e-250):
+                return False
+        seed = {"random_state": 0} if "random_state" in est.get_params() else {}
+        args = [a * c if i in scaled and a is not None else a for i, a in enumerate(fit_args)]
+        kwargs = {k: v * c if k in scaled and v is not None else v for k, v in fit_kwargs.items()}
+        reference = clone(est).set_params(**seed).fit(*fit_args, **fit_kwargs)
+        rescaled = clone(est).set_params(**seed).fit(*args, **kwargs)
+        differs = same(reference, rescaled, c)
+        if differs:
+            raise _UnitsDiffer(differs)
+        return True
+
+    return check
+
+
+def _same_subspace(a, b, c):
+    P, Q = a.components_.T @ a.components_, b.components_.T @ b.components_
+    return None if np.allclose(P, Q, atol=1e-6) else "components_ (the subspace)"
+
+
+def _same_tree(a, b, c):
+    if not np.array_equal(a.linkage_matrix_, b.linkage_matrix_):
+        return "the tree (linkage_matrix_)"
+    return None
+
+
+def _same_labels(a, b, c):
+    return None if np.array_equal(a.labels_, b.labels_) else "labels_"
+
+
+def _same_index(a, b, c):
+    scale = np.max(np.abs(a.coef_), initial=1e-300)
+    if not np.allclose(b.coef_ * c, a.coef_, rtol=1e-6, atol=1e-9 * scale):
+        return "coef_ * c"
+    if not np.allclose(b.intercept_, a.intercept_, rtol=1e-6, atol=1e-9):
+        return "intercept_"
+    return None
+
+
 # ------------------------------------------------------------------ areas
-def _fit_and_use(est, fit_args, fit_kwargs, methods):
+def _fit_and_use(est, fit_args, fit_kwargs, methods, units=None):
+    """Return the case's call; ``units = (scaled, same)`` attaches its units check."""
+
     def call():
         est.fit(*fit_args, **fit_kwargs)
         out = []
@@ -323,6 +397,8 @@ def _fit_and_use(est, fit_args, fit_kwargs, methods):
         fitted = {k: v for k, v in vars(est).items() if k.endswith("_") and not k.startswith("_")}
         return out, {k: v for k, v in fitted.items() if isinstance(v, (float, np.ndarray))}
 
+    if units is not None:
+        call.units = _units_check(est, fit_args, fit_kwargs, *units)
     return call
 
 
@@ -347,7 +423,8 @@ def _case_upca(data):
         label="params",
     )
     est = UnlabeledPCA(**params)
-    return _fit_and_use(est, (X,), {}, [("transform", (X,)), ("restore", (X,))]), (X,)
+    methods = [("transform", (X,)), ("restore", (X,))]
+    return _fit_and_use(est, (X,), {}, methods, units=((0,), _same_subspace)), (X,)
 
 
 def _case_fair(data):
@@ -373,7 +450,8 @@ def _case_fair(data):
         label="params",
     )
     est = FairHierarchicalClustering(**params)
-    return _fit_and_use(est, (X,), {"sensitive_features": s}, []), (X, s)
+    call = _fit_and_use(est, (X,), {"sensitive_features": s}, [], units=((0,), _same_tree))
+    return call, (X, s)
 
 
 def _case_transport(data):
@@ -405,7 +483,8 @@ def _case_transport(data):
     if v is not None:
         kwargs["target_weight"] = v
     methods = [("transform", (X,)), ("predict", (X,))]
-    return _fit_and_use(est, (X,), kwargs, methods), (X, Y, w, v)
+    call = _fit_and_use(est, (X,), kwargs, methods, units=((0, "X_target"), _same_labels))
+    return call, (X, Y, w, v)
 
 
 def _case_single_index(data):
@@ -434,7 +513,9 @@ def _case_single_index(data):
     )
     est = RobustSingleIndexRegressor(**params)
     methods = [("predict", (X,)), ("robust_score", (X, y))]
-    return _fit_and_use(est, (X, y), {}, methods), (X, y)
+    # whiten=None takes X as standardised (documented): its answer depends on the units
+    units = ((0,), _same_index) if params.get("whiten", "auto") is not None else None
+    return _fit_and_use(est, (X, y), {}, methods, units=units), (X, y)
 
 
 def _case_metrics(data):
@@ -559,6 +640,10 @@ AREAS = {
     "datasets": _case_datasets,
     "cli": _case_cli,
 }
+_ESTIMATOR_AREAS = (
+    "UnlabeledPCA", "FairHierarchicalClustering", "TransportClustering",
+    "RobustSingleIndexRegressor",
+)  # fmt: skip
 
 
 def run_fuzz(area, max_examples=300, *, seed=0, strict=False, time_limit=20.0):
@@ -582,7 +667,8 @@ def run_fuzz(area, max_examples=300, *, seed=0, strict=False, time_limit=20.0):
     -------
     outcomes : collections.Counter
         Count per outcome; ``outcomes.examples`` maps each bad outcome to one
-        detail string.
+        detail string; ``outcomes.units_checked`` counts the estimator cases
+        also compared in other units.
     """
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hyp_seed
@@ -590,6 +676,7 @@ def run_fuzz(area, max_examples=300, *, seed=0, strict=False, time_limit=20.0):
 
     outcomes = Counter()
     outcomes.examples = {}
+    outcomes.units_checked = 0
     build = AREAS[area]
 
     @hyp_seed(seed)
@@ -604,6 +691,15 @@ def run_fuzz(area, max_examples=300, *, seed=0, strict=False, time_limit=20.0):
     def one(data):
         call, inputs = build(data)
         outcome, detail = classify(call, inputs, time_limit=time_limit)
+        if outcome == "ok" and hasattr(call, "units"):
+            k = data.draw(st.sampled_from(_UNIT_EXPONENTS), label="units: X * 2**k")
+            ran = []
+            units, why = classify(
+                lambda: ran.append(call.units(2.0**k)), (), time_limit=time_limit
+            )
+            outcomes.units_checked += bool(ran and ran[0])
+            if units != "ok":
+                outcome, detail = "silent", f"a different answer for X * 2**{k}: {why}"
         outcomes[outcome] += 1
         if outcome not in ("ok", "clean error"):
             outcomes.examples.setdefault(outcome, detail)
@@ -627,7 +723,10 @@ def main(argv=None):
     parser.add_argument("--area", action="append", choices=sorted(AREAS), help="areas to run")
     args = parser.parse_args(argv)
     areas = args.area or list(AREAS)
-    header = ("area", "cases", "ok", "clean error", "crash", "silent", "hang", "seconds")
+    header = (
+        "area", "cases", "ok", "clean error", "crash", "silent", "hang", "units checked",
+        "seconds",
+    )  # fmt: skip
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     bad = 0
@@ -636,6 +735,7 @@ def main(argv=None):
         counts = run_fuzz(area, args.cases, seed=args.seed)
         row = [area, sum(counts.values())]
         row += [counts.get(k, 0) for k in ("ok", "clean error", "crash", "silent", "hang")]
+        row += [counts.units_checked if area in _ESTIMATOR_AREAS else "-"]
         row.append(math.ceil(time.perf_counter() - t0))
         print("| " + " | ".join(map(str, row)) + " |", flush=True)
         for outcome, detail in counts.examples.items():
