@@ -352,6 +352,10 @@ def unlabeled_pca(
             f"n_samples = {n_samples}, n_components = {r}."
         )
     progress = Progress("unlabeled_pca", verbose)
+    progress.stage(
+        f"fit started: {n_samples} samples x {n_features} features, rank {r}, "
+        f"Stage I {stage1!r}"
+    )
     scale = _power_of_two_scale(X)
     Y, M = observed(X / scale, r)
     if lsrf_tol is not None and lsrf_tol != "auto":

@@ -658,6 +658,7 @@ def robust_single_index(
         learning_rate=learning_rate, max_iter=max_iter, tol=tol,
         fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
     )
+    verbose.stage(f"robust gradient descent: {int(n_iter)} iteration(s)")
     fitted = int(keep.sum())
     refit = _REFIT["rounds"] and max_iter > 0 and eps > 0
     if refit:
@@ -667,6 +668,7 @@ def robust_single_index(
         )
         n_iter += it
         fitted = int(refit_keep.sum())
+        verbose.stage(f"residual refit: {fitted} of {len(y_k)} rows kept")
     if sub is not None:  # one more refit round on all rows
         del Z, y_k
         keep, _, _, Z, y_k = _prepare(X, y, eps, whiten, rng, verbose, location, W)
@@ -676,6 +678,7 @@ def robust_single_index(
         )
         n_iter += it
         fitted = int(refit_keep.sum())
+        verbose.stage(f"residual refit on all rows: {fitted} of {n} rows kept")
     coef = W.astype(np.float64) @ theta
     intercept = float(b - coef @ location) if fit_intercept else 0.0
     if link.is_even:
