@@ -79,42 +79,35 @@ def _write(path, content):
     return path
 
 
+_ADULT_ROW = (
+    "39, State-gov, {}, Bachelors, 13, Never-married, Adm, Not-in-family, White, Male, "
+    "2174, 0, 40, United-States, <=50K\n"
+)
+_BANK_HEADER = "age;balance;day;duration;campaign;pdays;previous;marital;education\n"
+
+
 @pytest.mark.parametrize(
-    "content, message",
+    "load, relative, content, message",
     [
-        ("", "no complete row"),
-        ('39, "State-gov\n', "Cannot read UCI Adult"),
-        ("39, State-gov, 77516\n50, Self-emp, 83311\n", "no complete row"),
+        (load_adult, "adult/adult.data", "", "no complete row"),
+        (load_adult, "adult/adult.data", '39, "State-gov\n', "Cannot read UCI Adult"),
+        (load_adult, "adult/adult.data", "39, State-gov, 77516\n", "no complete row"),
         (
-            "39, State-gov, lots, Bachelors, 13, Never-married, Adm, Not-in-family, White, "
-            "Male, 2174, 0, 40, United-States, <=50K\n",
+            load_adult, "adult/adult.data", _ADULT_ROW.format("lots"),
             "column 'fnlwgt' holds 'lots' in data row 1",
         ),
-    ],
-)
-def test_malformed_adult_file_names_the_file(tmp_path, content, message):
-    file = _write(tmp_path / "adult" / "adult.data", content)
-    with pytest.raises(ValueError, match=message) as info:
-        load_adult(tmp_path)
-    assert str(file) in str(info.value)
-
-
-@pytest.mark.parametrize(
-    "content, message",
-    [
-        (b"\xff\xfe\x00garbage;\x81\n1;2\n", "Cannot read UCI Bank"),
-        ("a;b;c\n1;2;3\n", r"columns \['age', 'balance'"),
+        (load_bank, "bank/bank.csv", b"\xff\xfe\x00garbage;\x81\n1;2\n", "Cannot read UCI Bank"),
+        (load_bank, "bank/bank.csv", "a;b;c\n1;2;3\n", r"columns \['age', 'balance'"),
         (
-            "age;balance;day;duration;campaign;pdays;previous;marital;education\n"
-            "30;many;5;79;1;-1;0;married;primary\n",
+            load_bank, "bank/bank.csv", _BANK_HEADER + "30;many;5;79;1;-1;0;married;primary\n",
             "column 'balance' holds 'many' in data row 1",
         ),
     ],
 )
-def test_malformed_bank_file_names_the_file(tmp_path, content, message):
-    file = _write(tmp_path / "bank" / "bank.csv", content)
+def test_malformed_tables_name_the_file(tmp_path, load, relative, content, message):
+    file = _write(tmp_path / relative, content)
     with pytest.raises(ValueError, match=message) as info:
-        load_bank(tmp_path)
+        load(tmp_path)
     assert str(file) in str(info.value)
 
 
