@@ -21,6 +21,7 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _dpcp,
     _flag_threshold,
     _least_squares,
+    _one_blas_thread,
 )
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     _lad,
@@ -206,10 +207,11 @@ def coefficients(
     if lsrf_tol is not None:
         lsrf_tol = lsrf_tol / scale
     progress = Progress("unlabeled_pca", verbose) if progress is None else progress
-    C, selected, M = _coefficients(
-        X, components, threshold, stage2=stage2, restore_samples=restore_samples,
-        lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
-    )
+    with _one_blas_thread(X.shape[1]):
+        C, selected, M = _coefficients(
+            X, components, threshold, stage2=stage2, restore_samples=restore_samples,
+            lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
+        )
     return C * scale, selected, M
 
 
@@ -351,23 +353,26 @@ def unlabeled_pca(
     Y, M = observed(X / scale, r)
     if lsrf_tol is not None and lsrf_tol != "auto":
         lsrf_tol = lsrf_tol / scale
-    if stage1 == "cop":
-        if M is not None:
-            raise ValueError(
-                "stage1='cop' does not handle missing (NaN) entries; use "
-                "stage1='dpcp' or stage1='pca'."
+    with _one_blas_thread(n_features):
+        if stage1 == "cop":
+            if M is not None:
+                raise ValueError(
+                    "stage1='cop' does not handle missing (NaN) entries; use "
+                    "stage1='dpcp' or stage1='pca'."
+                )
+            U, n_iter = _coherence_pursuit(Y, r), 1
+        elif stage1 == "pca":
+            U, n_iter = _dpcp(
+                Y, M, r, 2.0, 1 if M is None else max_iter, tol, progress=progress, subsample=False
             )
-        U, n_iter = _coherence_pursuit(Y, r), 1
-    elif stage1 == "pca":
-        U, n_iter = _dpcp(Y, M, r, 2.0, 1 if M is None else max_iter, tol, progress=progress)
-    else:
-        U, n_iter = _dpcp(Y, M, r, p, max_iter, tol, progress=progress)
+        else:
+            U, n_iter = _dpcp(Y, M, r, p, max_iter, tol, progress=progress)
 
-    C = _least_squares(U, Y, M)
-    d = distances(Y, M, C, U)
-    m_obs = float(np.mean(M.sum(axis=1))) if M is not None else float(n_features)
-    threshold = _flag_threshold(d, r, m_obs, outlier_threshold)
-    flagged = d > threshold
+        C = _least_squares(U, Y, M)
+        d = distances(Y, M, C, U)
+        m_obs = float(np.mean(M.sum(axis=1))) if M is not None else float(n_features)
+        threshold = _flag_threshold(d, r, m_obs, outlier_threshold)
+        flagged = d > threshold
     progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
     progress.stage(f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}")
     components = U.T.astype(X.dtype)
