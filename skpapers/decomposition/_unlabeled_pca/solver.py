@@ -207,7 +207,7 @@ def coefficients(
     if lsrf_tol is not None:
         lsrf_tol = lsrf_tol / scale
     progress = Progress("unlabeled_pca", verbose) if progress is None else progress
-    with _one_blas_thread(X.shape[1]):
+    with _one_blas_thread(components.shape[0]):  # Stage II: products of width r
         C, selected, M = _coefficients(
             X, components, threshold, stage2=stage2, restore_samples=restore_samples,
             lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
@@ -258,7 +258,7 @@ def unlabeled_pca(
     p=0.5,
     restore_samples="flagged",
     outlier_threshold=3.0,
-    lsrf_tol=None,
+    lsrf_tol="auto",
     max_iter=1000,
     tol=1e-9,
     n_jobs=None,
@@ -293,8 +293,9 @@ def unlabeled_pca(
         A sample is flagged when its distance exceeds ``outlier_threshold``
         times the typical distance of the clean samples (or as many robust
         standard deviations above it on a log scale).
-    lsrf_tol : float, "auto" or None, default=None
-        Early stop of ``"lsrf"`` (units of ``X``); None is the paper's algorithm.
+    lsrf_tol : float, "auto" or None, default="auto"
+        Early stop of ``"lsrf"`` (units of ``X``); ``"auto"`` is the noise level of
+        the unflagged samples, None the paper's algorithm.
     max_iter : int, default=1000
         Maximum number of Stage-I iterations.
     tol : float, default=1e-9
@@ -353,7 +354,7 @@ def unlabeled_pca(
     Y, M = observed(X / scale, r)
     if lsrf_tol is not None and lsrf_tol != "auto":
         lsrf_tol = lsrf_tol / scale
-    with _one_blas_thread(n_features):
+    with _one_blas_thread(min(n_samples, n_features)):
         if stage1 == "cop":
             if M is not None:
                 raise ValueError(

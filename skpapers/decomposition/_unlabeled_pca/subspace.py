@@ -18,19 +18,19 @@ _DELTA = 1e-9  # IRLS weight floor of the authors' DPCP-IRLS
 _SUBSAMPLE_MIN = 2000  # smallest subsample of the DPCP warm start
 _GRAM_BLOCK = 2**18  # entries of one block of rows of the weighted scatter matrix
 _MOVE_TOL = 1e-6  # refinement on all rows stops when the subspace moves less
-_NARROW = 512  # up to this many features, Stage I runs its BLAS calls on one thread
+_NARROW = 512  # products this narrow run their BLAS calls on one thread
 _CONTROLLER = []
 
 
-def _one_blas_thread(n_features):
-    """Context limiting BLAS to one thread for products that are narrow (``n_features``).
+def _one_blas_thread(width):
+    """Context limiting BLAS to one thread for products of a narrow ``width``.
 
     Products of tall, narrow matrices gain little from threads, and a threaded
     BLAS on a busy machine can be a hundred times slower (threads waiting for
     each other): 1e5 x 50 scatter matrices took 0.9-8 s with two threads on two
     shared cores, 0.05 s with one.
     """
-    if n_features > _NARROW:
+    if width > _NARROW:
         return contextlib.nullcontext()
     if not _CONTROLLER:
         _CONTROLLER.append(ThreadpoolController())
@@ -245,8 +245,7 @@ def _dpcp(X, M, r, p, max_iter, tol, projected=None, progress=None, subsample=Tr
     if projected is None:
         projected = m > n and M is None
     if not projected:
-        with _one_blas_thread(m):
-            return _dpcp_direct(X, M, r, p, max_iter, tol, progress, subsample)
+        return _dpcp_direct(X, M, r, p, max_iter, tol, progress, subsample)
     _, _, Qt = np.linalg.svd(_unit_rows(X), full_matrices=False)
     U_sub, n_iter = _irls_subspace(X @ Qt.T, None, r, p, max_iter, tol, progress)
     return Qt.T @ U_sub, n_iter
