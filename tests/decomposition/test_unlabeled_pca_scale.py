@@ -106,3 +106,12 @@ def test_faces_restore_with_n_jobs_and_dask(shuffled_faces):
     ) as cluster, distributed.Client(cluster), parallel_config(backend="dask"):
         on_dask = est.restore(rows)
     np.testing.assert_allclose(on_dask, serial, rtol=0, atol=1e-9 * np.abs(serial).max())
+
+
+def test_a_single_iteration_is_pca_on_every_sample():
+    X, _, _, _ = make_permuted_subspace(8000, 20, 3, shuffled_ratio=0.1, random_state=23)
+    U, n_iter = _dpcp(X, None, 3, 0.5, 1, 1e-9)
+    Xu = X / np.linalg.norm(X, axis=1, keepdims=True)
+    V = np.linalg.svd(Xu, full_matrices=False)[2][:3]
+    assert n_iter == 1
+    assert principal_angle(U.T, V) < 1e-8

@@ -161,8 +161,9 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       follow the paper exactly and images with tens of thousands of entries
       need a few hundred steps instead of one per entry.
     - Stage I with many more samples than features (at least four times
-      ``max(2000, 100 n_features)`` complete samples): DPCP-IRLS first runs
-      to convergence on a fixed random subsample of ``max(2000, 100
+      ``max(2000, 100 n_features)`` complete samples, ``max_iter >= 3``):
+      DPCP-IRLS first runs to convergence (at most ``max_iter - 1``
+      iterations) on a fixed random subsample of ``max(2000, 100
       n_features)`` samples (seed 0, so the result is deterministic), then
       iterates on all samples from that basis until the subspace moves by less
       than 1e-6 (sine of the largest principal angle) or the objective

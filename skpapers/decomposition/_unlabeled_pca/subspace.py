@@ -234,8 +234,8 @@ def _dpcp(X, M, r, p, max_iter, tol, projected=None, progress=None, subsample=Tr
     mapped back by ``Q``. The reweighted scatter matrix has its range in the row
     span of ``X``, so both variants give the same subspace.
 
-    With many more samples than features (:func:`_subsample_size`) and no
-    missing entries, DPCP-IRLS first runs to convergence on a fixed random
+    With many more samples than features (:func:`_subsample_size`), no
+    missing entries and ``max_iter >= 3``, DPCP-IRLS first runs to convergence on a fixed random
     subsample of the rows (seed 0, so the result is deterministic); the
     iterations on all rows then start from that basis and stop as soon as the
     subspace moves by less than 1e-6 (sine of the largest principal angle) or
@@ -254,16 +254,14 @@ def _dpcp(X, M, r, p, max_iter, tol, projected=None, progress=None, subsample=Tr
 def _dpcp_direct(X, M, r, p, max_iter, tol, progress, subsample):
     """DPCP-IRLS in feature space, warm-started on a subsample when there are many rows."""
     n, m = X.shape
-    size = _subsample_size(n, m) if subsample and M is None else None
+    size = _subsample_size(n, m) if subsample and M is None and max_iter >= 3 else None
     if size is None:
         return _irls_subspace(X, M, r, p, max_iter, tol, progress)
     X = _unit_rows(X)
     rows = np.sort(np.random.default_rng(0).choice(n, size, replace=False))
-    U, n_sub = _irls_complete(
-        X[rows], r, p, max_iter, tol, progress=progress, what=f"Stage I ({size} samples)"
+    U, n_sub = _irls_complete(  # leaves at least one iteration for all rows
+        X[rows], r, p, max_iter - 1, tol, progress=progress, what=f"Stage I ({size} samples)"
     )
-    if n_sub >= max_iter:
-        return U, n_sub
     U, n_all = _irls_complete(
         X, r, p, max_iter - n_sub, tol, U=U, move_tol=_MOVE_TOL, progress=progress
     )
