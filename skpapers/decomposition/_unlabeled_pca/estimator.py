@@ -68,9 +68,10 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
     lsrf_tol : float, "auto" or None, default="auto"
         Early stop of ``"lsrf"``: a sample stops deleting entries once its largest
         absolute residual is at most ``lsrf_tol`` (units of ``X``). ``"auto"``
-        uses 3 x 1.4826 x the median absolute deviation of the residual entries
-        of the unflagged training samples (the noise level; at most 2**17
-        entries, from a fixed random subset of those samples). ``None`` is the
+        uses 3 x 1.4826 x the lower quartile of the median absolute deviations
+        of the residuals of the unflagged training samples (the noise level of
+        the cleanest samples; at most 2**17 entries, from a fixed random subset
+        of those samples). ``None`` is the
         paper's algorithm, which deletes entries down to ``n_components + 1``
         and is both slower and less accurate on noisy data (Notes).
     max_iter : int, default=1000

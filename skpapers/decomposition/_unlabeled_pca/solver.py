@@ -152,11 +152,15 @@ def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
         return lsrf_tol
     rows = np.flatnonzero(~flagged) if np.any(~flagged) else np.arange(len(Y))
     cap = max(1, _MAD_ENTRIES // Y.shape[1])
-    if rows.size > cap:  # the MAD of 2**17 entries is within about 1% of the full one
+    if rows.size > cap:  # 2**17 entries give the quartile to about 1%
         rows = np.sort(np.random.default_rng(0).choice(rows, cap, replace=False))
     res = Y[rows] - C[rows] @ U.T
-    res = res[M[rows]] if M is not None else res.ravel()
-    mad = np.median(np.abs(res - np.median(res)))
+    if M is not None:
+        res = np.where(M[rows], res, np.nan)
+    # per-sample median absolute deviations, and their lower quartile: the noise
+    # level of the cleanest samples, even when shuffled samples went unflagged
+    mads = np.nanmedian(np.abs(res - np.nanmedian(res, axis=1, keepdims=True)), axis=1)
+    mad = np.percentile(mads, 25)
     floor = np.sqrt(np.finfo(np.float64).eps) * np.max(np.abs(Y))
     return float(max(3.0 * 1.4826 * mad, floor))
 
