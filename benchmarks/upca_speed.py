@@ -8,7 +8,8 @@
   their ratio, all in one process on the same data; relative error of both.
   Also the restore with the paper's LSRF (``lsrf_tol=None``, which runs every
   deletion) on the same fit, and its error. CPU seconds of the process next to
-  the wall-clock ones (the machine may be shared).
+  the wall-clock ones (the machine may be shared), and PCA once more with its
+  BLAS limited to one thread (two threads can stall on a busy machine).
 * S2: Stage II (``stage2="lsrf"``, every sample restored, the true subspace)
   for 16 samples as n_features grows to the faces' 32256 (r = 4, 40% of the
   entries shuffled): the textbook LSRF (a fresh least-squares fit per deleted
@@ -26,6 +27,7 @@ import time
 import numpy as np
 from _harness import Report, parser, summarise, timed
 from sklearn.decomposition import PCA
+from threadpoolctl import threadpool_limits
 from upca_common import lsrf_downdated, lsrf_textbook, with_components
 
 from skpapers.datasets import make_permuted_subspace
@@ -42,13 +44,17 @@ def table_s1(seeds, quick):
                                                      random_state=seed)  # fmt: skip
             pca = PCA(r)
             X_pca, sec_pca = timed(lambda pca=pca, X=X: pca.inverse_transform(pca.fit_transform(X)))
+            pca1 = PCA(r)
+            with threadpool_limits(1, user_api="blas"):
+                _, sec_pca1 = timed(lambda p=pca1, X=X: p.inverse_transform(p.fit_transform(X)))
             est = UnlabeledPCA(r)
             (_, sec_fit), cpu_fit = cpu_timed(timed, est.fit, X)
             (X_hat, sec_restore), cpu_restore = cpu_timed(timed, est.restore, X)
             X_paper, sec_paper = timed(est.set_params(lsrf_tol=None).fit(X).restore, X)
             total = sec_fit + sec_restore
             rows.append(
-                {"n_samples": n, "PCA fit+inverse s": sec_pca, "UPCA fit s": sec_fit,
+                {"n_samples": n, "PCA fit+inverse s": sec_pca,
+                 "PCA fit+inverse s (1 BLAS thread)": sec_pca1, "UPCA fit s": sec_fit,
                  "UPCA restore s": sec_restore, "UPCA total s": total,
                  "UPCA total CPU s": cpu_fit + cpu_restore,
                  "UPCA / PCA": total / sec_pca, "flagged": int(est.permuted_mask_.sum()),
