@@ -7,7 +7,8 @@
   shuffled in every corrupted attribute; the error in original units relative
   to the raw table (the authors' ``ComputeErr``) of doing nothing, PCA
   projection and UnlabeledPCA with every Stage II, restoring all samples (the
-  authors' code path) or only the flagged ones (the default).
+  authors' code path) or only the flagged ones (the default); LSRF with the
+  default early stop and with the paper's stopping rule (``lsrf_tol=None``).
 * F1, flagging: fraction of clean attributes flagged and of corrupted attributes
   flagged (among those off the subspace: alpha > 0) on the records, and of clean
   and densely permuted samples on synthetic data with few inliers (m = 50,
@@ -40,6 +41,7 @@ RECORDS = {
 
 METHODS = (
     ("UPCA-LSRF (all)", {"restore_samples": "all"}),
+    ("UPCA-LSRF (all, lsrf_tol=None)", {"restore_samples": "all", "lsrf_tol": None}),
     ("UPCA-LSRF (flagged)", {}),
     ("UPCA-PL (all)", {"restore_samples": "all", "stage2": "pl"}),
     ("UPCA-L1 (all)", {"restore_samples": "all", "stage2": "l1"}),

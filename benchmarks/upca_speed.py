@@ -6,18 +6,28 @@
   with 10% of their entries shuffled, noise 0.01: seconds of ``PCA`` fit +
   ``inverse_transform(transform)``, of ``UnlabeledPCA`` fit and restore, and
   their ratio, all in one process on the same data; relative error of both.
+  Also the restore with the paper's LSRF (``lsrf_tol=None``, which runs every
+  deletion) on the same fit, and its error. CPU seconds of the process next to
+  the wall-clock ones (the machine may be shared), and PCA once more with its
+  BLAS limited to one thread (two threads can stall on a busy machine).
 * S2: Stage II (``stage2="lsrf"``, every sample restored, the true subspace)
   for 16 samples as n_features grows to the faces' 32256 (r = 4, 40% of the
   entries shuffled): the textbook LSRF (a fresh least-squares fit per deleted
-  entry, written here), a loop restoring one sample at a time, and one call on
-  all 16; seconds for the 16 samples, extrapolated linearly when fewer were timed.
+  entry, written here; up to 5000 features), the paper's steps with downdated
+  normal equations in a loop over samples, and one call on all 16 with the
+  paper's LSRF (``lsrf_tol=None``) and with the default early stop; seconds for
+  the 16 samples, extrapolated linearly when fewer were timed; the error on the
+  samples every variant restored.
 
 Run: ``python benchmarks/upca_speed.py [--quick] [--only S1,S2]``.
 """
 
+import time
+
 import numpy as np
 from _harness import Report, parser, summarise, timed
 from sklearn.decomposition import PCA
+from threadpoolctl import threadpool_limits
 from upca_common import lsrf_downdated, lsrf_textbook, with_components
 
 from skpapers.datasets import make_permuted_subspace
@@ -34,18 +44,33 @@ def table_s1(seeds, quick):
                                                      random_state=seed)  # fmt: skip
             pca = PCA(r)
             X_pca, sec_pca = timed(lambda pca=pca, X=X: pca.inverse_transform(pca.fit_transform(X)))
+            pca1 = PCA(r)
+            with threadpool_limits(1, user_api="blas"):
+                _, sec_pca1 = timed(lambda p=pca1, X=X: p.inverse_transform(p.fit_transform(X)))
             est = UnlabeledPCA(r)
-            _, sec_fit = timed(est.fit, X)
-            X_hat, sec_restore = timed(est.restore, X)
+            (_, sec_fit), cpu_fit = cpu_timed(timed, est.fit, X)
+            (X_hat, sec_restore), cpu_restore = cpu_timed(timed, est.restore, X)
+            X_paper, sec_paper = timed(est.set_params(lsrf_tol=None).fit(X).restore, X)
             total = sec_fit + sec_restore
             rows.append(
-                {"n_samples": n, "PCA fit+inverse s": sec_pca, "UPCA fit s": sec_fit,
+                {"n_samples": n, "PCA fit+inverse s": sec_pca,
+                 "PCA fit+inverse s (1 BLAS thread)": sec_pca1, "UPCA fit s": sec_fit,
                  "UPCA restore s": sec_restore, "UPCA total s": total,
+                 "UPCA total CPU s": cpu_fit + cpu_restore,
                  "UPCA / PCA": total / sec_pca, "flagged": int(est.permuted_mask_.sum()),
                  "PCA error": relative_restoration_error(X_true, X_pca),
-                 "UPCA error": relative_restoration_error(X_true, X_hat)}
+                 "UPCA error": relative_restoration_error(X_true, X_hat),
+                 "paper's LSRF restore s": sec_paper,
+                 "paper's LSRF error": relative_restoration_error(X_true, X_paper)}
             )  # fmt: skip
     return rows
+
+
+def cpu_timed(fn, *args):
+    """``fn(*args)`` and the CPU seconds of this process (all threads) it took."""
+    start = time.process_time()
+    out = fn(*args)
+    return out, time.process_time() - start
 
 
 def _one_by_one(est, X):
@@ -59,20 +84,20 @@ def table_s2(quick):
         X, X_true, comp, _ = make_permuted_subspace(
             64, m, 4, outlier_ratio=0.25, shuffled_ratio=0.4, random_state=0
         )
-        est = with_components(comp, X, restore_samples="all")
+        paper = with_components(comp, X, restore_samples="all", lsrf_tol=None)
+        default = with_components(comp, X, restore_samples="all")
         n_slow = 16 if m <= 500 else (2 if m <= 5000 else 1)
         variants = (
             ("textbook loop",
              lambda Y, A=comp.T: np.array([lsrf_textbook(A, y) for y in Y]) @ A.T, n_slow),
             ("paper's steps, downdated, loop",
              lambda Y, A=comp.T: np.array([lsrf_downdated(A, y) for y in Y]) @ A.T, n_slow),
-            ("one sample per call",
-             lambda Y, est=est: _one_by_one(est, Y), n_slow if m > 5000 else k),
-            ("one call", est.restore, k),
+            ("one call, lsrf_tol=None", paper.restore, k),
+            ("one call, default (lsrf_tol='auto')", default.restore, k),
         )
         for variant, fn, kk in variants:
-            if variant == "textbook loop" and m > 5000 and quick:
-                continue
+            if variant == "textbook loop" and m > 5000:
+                continue  # about 70 s per sample; the downdated loop takes the same steps
             X_hat, sec = timed(fn, X[:kk])
             rows.append({"n_features": m, "variant": variant, "seconds (16 samples)": sec * k / kk,
                          "timed samples": kk, "error (common)": relative_restoration_error(

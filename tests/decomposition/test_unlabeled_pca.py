@@ -104,7 +104,7 @@ def test_noiseless_exact_recovery(alpha):
 
 def test_lsrf_tol_auto_resolves_to_the_noise_level_and_helps():
     X, X_true, _, _ = make_permuted_subspace(500, 50, 5, shuffled_ratio=0.3, random_state=2)
-    plain = UnlabeledPCA(5).fit_restore(X)
+    plain = UnlabeledPCA(5, lsrf_tol=None).fit_restore(X)  # the paper's LSRF
     auto = UnlabeledPCA(5, lsrf_tol="auto")
     X_auto = auto.fit_restore(X)
     sigma = 0.01 / np.sqrt(50)  # noise per entry

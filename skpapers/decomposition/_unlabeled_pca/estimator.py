@@ -65,11 +65,15 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         exceeds ``k`` times the typical distance of the clean samples, or ``k``
         robust standard deviations above it on a log scale when those distances
         spread widely (Notes).
-    lsrf_tol : float, "auto" or None, default=None
+    lsrf_tol : float, "auto" or None, default="auto"
         Early stop of ``"lsrf"``: a sample stops deleting entries once its largest
         absolute residual is at most ``lsrf_tol`` (units of ``X``). ``"auto"``
-        uses 3 x 1.4826 x the median absolute deviation of the residual entries
-        of the unflagged training samples. ``None`` is the paper's algorithm.
+        uses 3 x 1.4826 x the lower quartile of the median absolute deviations
+        of the residuals of the unflagged training samples (the noise level of
+        the cleanest samples; at most 2**17 entries, from a fixed random subset
+        of those samples). ``None`` is the
+        paper's algorithm, which deletes entries down to ``n_components + 1``
+        and is both slower and less accurate on noisy data (Notes).
     max_iter : int, default=1000
         Maximum number of DPCP-IRLS iterations (also of the masked ``"pca"``
         iterations when ``X`` has missing entries).
@@ -103,7 +107,8 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         Training samples flagged as permuted (``distances_ > threshold_``).
     n_iter_ : int
         Number of Stage-I iterations (1 for ``"cop"`` and for ``"pca"`` without
-        missing entries).
+        missing entries; on a subsample and then on all samples when there are
+        many samples, see Notes).
     lsrf_tol_ : float or None
         The LSRF tolerance in use (``lsrf_tol`` resolved when it is ``"auto"``).
     n_features_in_ : int
@@ -144,13 +149,32 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       deviations below the mean of ``Beta((m - r) / 2, r / 2)``) is always
       flagged, unless the typical clean sample is that far. The threshold is
       never below the ``(n_components + 1)``-th smallest distance.
-    - ``lsrf_tol`` (early stop of LSRF) is a project extension; ``None`` is the
-      paper's algorithm. LSRF uses downdated normal equations, batched over
+    - ``lsrf_tol="auto"`` (the default; early stop of LSRF at the noise level)
+      is a project extension; ``lsrf_tol=None`` is the paper's algorithm, whose
+      last fit uses ``n_components + 1`` entries. On the paper's synthetic
+      setting (``n_features = 50``, ``n_components = 5``, 10% of the entries
+      shuffled, noise 0.01) the default halves the error of the restored
+      samples and restores 4-5 times faster; on the Yale B faces it lowers the
+      error too (see the benchmarks). On data that is only approximately low
+      rank with most of a sample's entries shuffled, the paper's rule can be
+      slightly more accurate (exam scores with 70% of the values of an
+      attribute shuffled, all attributes restored: 0.083 against 0.089).
+      LSRF uses downdated normal equations, batched over
       samples; while more than ``100 + n_components + 1`` entries of a sample
       remain, one step deletes the 1% with the largest residuals at once (the
       paper deletes one per step), so samples with up to about 100 entries
       follow the paper exactly and images with tens of thousands of entries
       need a few hundred steps instead of one per entry.
+    - Stage I with many more samples than features (at least four times
+      ``max(2000, 100 n_features)`` complete samples, ``max_iter >= 3``):
+      DPCP-IRLS first runs to convergence (at most ``max_iter - 1``
+      iterations) on a fixed random subsample of ``max(2000, 100
+      n_features)`` samples (seed 0, so the result is deterministic), then
+      iterates on all samples from that basis until the subspace moves by less
+      than 1e-6 (sine of the largest principal angle) or the objective
+      converges; :attr:`n_iter_` counts the iterations of both phases. On 1e5
+      samples of 50 features the subspace agrees with the full-data iterations
+      to 4e-6 degrees, at a third of the cost.
     - ``"l1"`` solves least absolute deviations by IRLS, not by the authors'
       proximal subgradient method (same minimiser).
     - ``"hard_em"`` replaces the authors' algebraic initialisation (AIEM,
@@ -209,7 +233,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         p=0.5,
         restore_samples="flagged",
         outlier_threshold=3.0,
-        lsrf_tol=None,
+        lsrf_tol="auto",
         max_iter=1000,
         tol=1e-9,
         n_jobs=None,

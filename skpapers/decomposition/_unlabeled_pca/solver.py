@@ -21,6 +21,7 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _dpcp,
     _flag_threshold,
     _least_squares,
+    _one_blas_thread,
 )
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     _lad,
@@ -34,6 +35,7 @@ from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
 __all__ = ["UnlabeledPCAResult", "unlabeled_pca"]
 
+_MAD_ENTRIES = 2**17  # residual entries behind lsrf_tol="auto" (unflagged samples)
 _MOMENT_ROUNDS = 8  # search rounds of "hard_em" for a sample not fitted to the noise level
 
 
@@ -128,9 +130,23 @@ def observed(X, n_components, who="UnlabeledPCA"):
 
 
 def distances(Y, M, C, U):
-    """Sine of the angle between every sample and its projection (observed entries)."""
+    """Sine of the angle between every sample and its projection (observed entries).
+
+    ``C`` holds the least-squares coefficients of the samples on the columns of
+    ``U``. Complete samples on an orthonormal ``U`` take one pass over ``Y``:
+    ``|y|**2 - |c|**2``, with the residual formed explicitly where that cancels.
+    """
+    sq = np.einsum("ij,ij->i", Y, Y)
+    norms = np.sqrt(sq)
+    r = U.shape[1]
+    if M is None and np.allclose(U.T @ U, np.eye(r), rtol=0, atol=1e-12):
+        d2 = sq - np.einsum("ij,ij->i", C, C)
+        close = d2 < 1e-6 * sq
+        d = np.sqrt(np.maximum(d2, 0.0))
+        if close.any():
+            d[close] = np.linalg.norm(Y[close] - C[close] @ U.T, axis=1)
+        return d / np.where(norms > 0, norms, 1.0)
     res = Y - C @ U.T
-    norms = np.linalg.norm(Y, axis=1)
     if M is not None:
         res = res * M
     return np.linalg.norm(res, axis=1) / np.where(norms > 0, norms, 1.0)
@@ -139,10 +155,17 @@ def distances(Y, M, C, U):
 def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
     if lsrf_tol != "auto":
         return lsrf_tol
-    rows = ~flagged if np.any(~flagged) else slice(None)
-    res = (Y - C @ U.T)[rows]
-    res = res[M[rows]] if M is not None else res.ravel()
-    mad = np.median(np.abs(res - np.median(res)))
+    rows = np.flatnonzero(~flagged) if np.any(~flagged) else np.arange(len(Y))
+    cap = max(1, _MAD_ENTRIES // Y.shape[1])
+    if rows.size > cap:  # 2**17 entries give the quartile to about 1%
+        rows = np.sort(np.random.default_rng(0).choice(rows, cap, replace=False))
+    res = Y[rows] - C[rows] @ U.T
+    if M is not None:
+        res = np.where(M[rows], res, np.nan)
+    # per-sample median absolute deviations, and their lower quartile: the noise
+    # level of the cleanest samples, even when shuffled samples went unflagged
+    mads = np.nanmedian(np.abs(res - np.nanmedian(res, axis=1, keepdims=True)), axis=1)
+    mad = np.percentile(mads, 25)
     floor = np.sqrt(np.finfo(np.float64).eps) * np.max(np.abs(Y))
     return float(max(3.0 * 1.4826 * mad, floor))
 
@@ -211,10 +234,11 @@ def coefficients(
     if lsrf_tol is not None:
         lsrf_tol = lsrf_tol / scale
     progress = Progress("unlabeled_pca", verbose) if progress is None else progress
-    C, selected, M = _coefficients(
-        X, components, threshold, stage2=stage2, restore_samples=restore_samples,
-        lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
-    )
+    with _one_blas_thread(components.shape[0]):  # Stage II: products of width r
+        C, selected, M = _coefficients(
+            X, components, threshold, stage2=stage2, restore_samples=restore_samples,
+            lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
+        )
     return C * scale, selected, M
 
 
@@ -240,11 +264,12 @@ def _coefficients(
 
 def restored(X, C, selected, M, components):
     """``X`` with the selected samples replaced by ``C @ components`` and NaN filled."""
-    X_hat = C @ components.astype(np.float64)
+    components = components.astype(np.float64)
     out = np.array(X, dtype=np.float64)
-    out[selected] = X_hat[selected]
+    out[selected] = C[selected] @ components
     if M is not None:
-        out = np.where(np.isnan(out), X_hat, out)
+        gaps = np.flatnonzero(np.isnan(out).any(axis=1))
+        out[gaps] = np.where(np.isnan(out[gaps]), C[gaps] @ components, out[gaps])
     return out
 
 
@@ -261,7 +286,7 @@ def unlabeled_pca(
     p=0.5,
     restore_samples="flagged",
     outlier_threshold=3.0,
-    lsrf_tol=None,
+    lsrf_tol="auto",
     max_iter=1000,
     tol=1e-9,
     n_jobs=None,
@@ -296,8 +321,9 @@ def unlabeled_pca(
         A sample is flagged when its distance exceeds ``outlier_threshold``
         times the typical distance of the clean samples (or as many robust
         standard deviations above it on a log scale).
-    lsrf_tol : float, "auto" or None, default=None
-        Early stop of ``"lsrf"`` (units of ``X``); None is the paper's algorithm.
+    lsrf_tol : float, "auto" or None, default="auto"
+        Early stop of ``"lsrf"`` (units of ``X``); ``"auto"`` is the noise level of
+        the unflagged samples, None the paper's algorithm.
     max_iter : int, default=1000
         Maximum number of Stage-I iterations.
     tol : float, default=1e-9
@@ -360,23 +386,26 @@ def unlabeled_pca(
     Y, M = observed(X / scale, r)
     if lsrf_tol is not None and lsrf_tol != "auto":
         lsrf_tol = lsrf_tol / scale
-    if stage1 == "cop":
-        if M is not None:
-            raise ValueError(
-                "stage1='cop' does not handle missing (NaN) entries; use "
-                "stage1='dpcp' or stage1='pca'."
+    with _one_blas_thread(min(n_samples, n_features)):
+        if stage1 == "cop":
+            if M is not None:
+                raise ValueError(
+                    "stage1='cop' does not handle missing (NaN) entries; use "
+                    "stage1='dpcp' or stage1='pca'."
+                )
+            U, n_iter = _coherence_pursuit(Y, r), 1
+        elif stage1 == "pca":
+            U, n_iter = _dpcp(
+                Y, M, r, 2.0, 1 if M is None else max_iter, tol, progress=progress, subsample=False
             )
-        U, n_iter = _coherence_pursuit(Y, r), 1
-    elif stage1 == "pca":
-        U, n_iter = _dpcp(Y, M, r, 2.0, 1 if M is None else max_iter, tol, progress=progress)
-    else:
-        U, n_iter = _dpcp(Y, M, r, p, max_iter, tol, progress=progress)
+        else:
+            U, n_iter = _dpcp(Y, M, r, p, max_iter, tol, progress=progress)
 
-    C = _least_squares(U, Y, M)
-    d = distances(Y, M, C, U)
-    m_obs = float(np.mean(M.sum(axis=1))) if M is not None else float(n_features)
-    threshold = _flag_threshold(d, r, m_obs, outlier_threshold)
-    flagged = d > threshold
+        C = _least_squares(U, Y, M)
+        d = distances(Y, M, C, U)
+        m_obs = float(np.mean(M.sum(axis=1))) if M is not None else float(n_features)
+        threshold = _flag_threshold(d, r, m_obs, outlier_threshold)
+        flagged = d > threshold
     progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
     progress.stage(f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}")
     components = U.T.astype(X.dtype)
