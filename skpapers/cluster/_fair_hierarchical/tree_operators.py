@@ -368,7 +368,9 @@ def fold_assignment(counts, k, tiebreak=None):
     return best
 
 
-def fold_balanced(t, r, k, refine=True, slack=0.0, tol=None, max_rounds=None, goal=None):
+def fold_balanced(
+    t, r, k, refine=True, slack=0.0, tol=None, max_rounds=None, goal=None, max_pieces=None
+):
     """Fold the children of ``r`` into ``k`` fold groups of balanced group shares.
 
     The parts are assigned by :func:`fold_assignment`; each fold group becomes
@@ -379,7 +381,8 @@ def fold_balanced(t, r, k, refine=True, slack=0.0, tol=None, max_rounds=None, go
     largest deviation of a share strictly decreases. With ``tol``, while the
     largest deviation stays above ``tol`` the largest internal piece is
     replaced by its children (one level finer) and the search resumes, at most
-    ``max_rounds`` times.
+    ``max_rounds`` times and while there are fewer than ``max_pieces`` pieces
+    (the swap search costs O(pieces^2) per step).
     """
     kids = t.ch[r]
     if len(kids) <= k:
@@ -403,6 +406,8 @@ def fold_balanced(t, r, k, refine=True, slack=0.0, tol=None, max_rounds=None, go
         score = _improve(counts, owner, k, target, size_window=(lo, hi))
         rounds = 0
         while tol is not None and score[0] > tol and (max_rounds is None or rounds < max_rounds):
+            if max_pieces is not None and len(pieces) >= max_pieces:
+                break
             sizes = counts.sum(axis=1)
             internal = [i for i, q in enumerate(pieces) if t.ch[q]]
             if not internal:
@@ -423,6 +428,9 @@ def fold_balanced(t, r, k, refine=True, slack=0.0, tol=None, max_rounds=None, go
         t.par[c] = r
 
 
+MAX_PIECES = 320  # cap of the deeper refinement: the swap search is O(pieces^2) per step
+
+
 def make_fair(t, h, k, eps, max_iter, progress=None, max_rounds=None):
     """MakeFair [NeurIPS23]: SplitRoot then folding, top-down on a work stack.
 
@@ -434,7 +442,8 @@ def make_fair(t, h, k, eps, max_iter, progress=None, max_rounds=None):
       replaced by its children) while a share is more than
       ``max(k / m, eps / 2)`` away from its global share (one sample of an
       average fold group, or half the balance slack), at most ``max_rounds``
-      times (``None``: until no piece can be split);
+      times (``None``: until no piece can be split) and up to ``MAX_PIECES``
+      pieces;
     * a node whose fold groups would hold fewer than twice the threshold
       (``m < 2 k threshold``) keeps its ``h`` SplitRoot children, each below
       the threshold, unfolded: clusters that small cannot hold several groups
@@ -451,7 +460,9 @@ def make_fair(t, h, k, eps, max_iter, progress=None, max_rounds=None):
         split_root(t, r, h, eps, max_iter)
         if t.sz[r] >= 2 * k * threshold:
             tol = max(k / t.sz[r], eps / 2)
-            fold_balanced(t, r, k, tol=tol, max_rounds=max_rounds, goal=goal)
+            fold_balanced(
+                t, r, k, tol=tol, max_rounds=max_rounds, goal=goal, max_pieces=MAX_PIECES
+            )
         stack.extend(t.ch[r])
         done += 1
         if progress is not None:
