@@ -248,3 +248,37 @@ def test_split_root_window_when_converged(n, h, inv_eps, seed, deep):
         assert sizes.shape[0] == h
         assert np.all(sizes >= (1 / h - eps) * n) and np.all(sizes <= (1 / h + eps) * n)
     _check_valid(work, np.zeros(n, dtype=int), 1)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(40, 240),
+    h=st.sampled_from([4, 8]),
+    n_groups=st.integers(2, 5),
+    seed=st.integers(0, 10_000),
+    tol=st.sampled_from([0.0, 0.02, 0.1]),
+)
+def test_deeper_refinement_never_raises_the_largest_deviation(n, h, n_groups, seed, tol):
+    # documented for "polylog": splitting pieces one level deeper while a share
+    # is more than tol away from the goal never raises the largest deviation
+    # from the goal above that of the same fold without splitting, keeps the
+    # leaves and counts exact, and stops once every share is within tol
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, n_groups, n)
+    goal = np.bincount(groups, minlength=n_groups) / n
+    devs = []
+    for t in (None, tol):
+        work = WorkTree(_tree(n, seed), groups, n_groups)
+        split_root(work, work.root, h, 1 / (2 * h), 10_000)
+        fold_balanced(work, work.root, 2, tol=t, goal=goal)
+        _check_valid(work, groups, n_groups)
+        new = work.ch[work.root]
+        share = work.cnt[new] / np.asarray([work.sz[g] for g in new])[:, None]
+        devs.append(np.max(np.abs(share - goal)))
+    assert devs[1] <= devs[0] + 1e-12
+    assert tol == 0.0 or devs[1] <= tol + 1e-12 or _no_internal_piece_left(work)
+
+
+def _no_internal_piece_left(work):
+    """Every fold group's children are leaves: nothing left to split."""
+    return all(not work.ch[c] for g in work.ch[work.root] for c in work.ch[g] or [g])

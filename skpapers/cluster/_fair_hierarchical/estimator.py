@@ -183,19 +183,31 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     ``D_l``, and the largest deviation is at most that of the stride fold on
     any one group's order; the user guide reports measured values. Per-fold
     deviations add up over the levels of the tree, and SplitRoot may stop
-    outside its window in small clusters, where ``rho`` is larger.
+    outside its window in small clusters, where ``rho`` is larger. With
+    ``"polylog"`` these bounds describe the assignment of the parts; its
+    refinement against the global shares (below) lowers the largest deviation
+    from the global shares and can move a fold group away from its parent's.
 
     Deviations and choices, where the papers could not be checked or are
     silent (see the user guide): the multi-group fold above (the papers' fold
     sorts by one colour's proportion; the ICML authors' code folds ``h/k - 1``
     parts per group, one pass per colour, two colours only); the piece
-    refinement is an addition. ``"reduction"`` recurses until a node's
-    children are all leaves (authors' code); ``"polylog"`` stops below
-    ``max(h, 1/(2 epsilon))``. SplitRoot stops early when no move can shrink
-    the range of child sizes (integer sizes may make the window unreachable for
-    small clusters). The theory assumes a gamma-approximate vanilla tree;
-    average linkage has no worst-case Dasgupta guarantee, so the proven ratio
-    does not apply to the default base tree.
+    refinement is an addition. With ``"polylog"`` two more additions: (1) the
+    pieces of a cluster of m samples are balanced against the global shares
+    (not the cluster's), and while a share stays more than
+    ``max(k/m, epsilon/2)`` away the largest piece is replaced by its children
+    and the search resumes; (2) a cluster whose fold groups would hold fewer
+    than twice ``max(h, 1/(2 epsilon))`` samples keeps its ``h`` SplitRoot
+    children unfolded (each below that size), so the smallest fair clusters
+    hold at least twice the threshold, as with ``"reduction"`` (whose repeated
+    level abstraction ends in flat clusters of about sqrt(n) samples).
+    ``"reduction"`` recurses until a node's children are all leaves (authors'
+    code); ``"polylog"`` stops below ``max(h, 1/(2 epsilon))``. SplitRoot
+    stops early when no move can shrink the range of child sizes (integer
+    sizes may make the window unreachable for small clusters). The theory
+    assumes a gamma-approximate vanilla tree; average linkage has no
+    worst-case Dasgupta guarantee, so the proven ratio does not apply to the
+    default base tree.
 
     ``labels_`` with an int ``n_clusters``: the largest non-leaf cluster is
     replaced by its children until the count is reached; when that would
@@ -214,7 +226,10 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     ``distance_scale=1.0`` gives the papers' similarity exactly.
 
     Memory: one float64 condensed distance (n(n-1)/2 entries) for the base
-    linkage plus O(n); similarity rows are recomputed in blocks for the cost.
+    linkage plus O(n); similarity rows are recomputed in blocks for the cost of
+    the fair tree. The cost of an average-linkage base tree comes from its merge
+    heights in O(n): clusters A and B merge at distance
+    ``max(S) - W(A, B) / (|A| |B|)``.
 
     References
     ----------

@@ -19,7 +19,7 @@ try:  # optional, faster drop-in
 except ImportError:  # pragma: no cover - fastcluster is optional
     fastcluster = None
 
-__all__ = ["base_linkage", "condensed_distance", "similarity_rows"]
+__all__ = ["average_linkage_cost", "base_linkage", "condensed_distance", "similarity_rows"]
 
 
 def _transform(d, similarity, n_features):
@@ -34,8 +34,8 @@ def _transform(d, similarity, n_features):
     return d
 
 
-def condensed_distance(X, similarity):
-    """Condensed float64 ``max(S) - S`` (upper triangle, scipy order)."""
+def condensed_distance(X, similarity, return_max=False):
+    """Condensed float64 ``max(S) - S`` (upper triangle, scipy order); also ``max(S)``."""
     if similarity == "precomputed":
         dense = X.toarray() if sparse.issparse(X) else X
         d = squareform(np.asarray(dense, dtype=np.float64), force="tovector", checks=False)
@@ -44,7 +44,23 @@ def condensed_distance(X, similarity):
         d = _transform(pdist(X), similarity, X.shape[1])
     smax = d.max() if d.shape[0] else 0.0
     np.subtract(smax, d, out=d)
-    return d
+    return (d, float(smax)) if return_max else d
+
+
+def average_linkage_cost(Z, smax):
+    """Dasgupta cost of an average-linkage tree on ``max(S) - S``, from Z alone.
+
+    Average linkage merges clusters A and B at the mean distance between them,
+    ``smax - W(A, B) / (|A| |B|)``, so the similarity between the two merged
+    clusters is ``W(A, B) = |A| |B| (smax - height)`` and the cost is
+    ``sum over merges of (|A| + |B|) W(A, B)``: O(n) instead of O(n^2).
+    """
+    n = Z.shape[0] + 1
+    size = np.ones(2 * n - 1)
+    size[n:] = Z[:, 3]
+    a = size[Z[:, 0].astype(np.intp)]
+    b = size[Z[:, 1].astype(np.intp)]
+    return float(np.sum((a + b) * a * b * (smax - Z[:, 2])))
 
 
 def similarity_rows(X, similarity):

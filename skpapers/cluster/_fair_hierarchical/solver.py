@@ -19,6 +19,7 @@ from sklearn.utils import check_array
 from sklearn.utils.validation import check_random_state
 
 from skpapers.cluster._fair_hierarchical.similarity import (
+    average_linkage_cost,
     base_linkage,
     condensed_distance,
     similarity_rows,
@@ -208,7 +209,11 @@ def _base_tree(X, n, linkage, similarity, max_dense_entries):
             "linkage matrix as linkage=, or raise max_dense_entries if the memory "
             "is there.",
         )
-        return as_hierarchy(base_linkage(condensed_distance(X, similarity), linkage))
+        d, smax = condensed_distance(X, similarity, return_max=True)
+        Z = base_linkage(d, linkage)
+        del d
+        cost = average_linkage_cost(Z, smax) if linkage == "average" else None
+        return as_hierarchy(Z), cost
     Z = np.array(linkage, dtype=np.float64)
     if Z.ndim != 2 or Z.shape != (n - 1, 4):
         raise ValueError(
@@ -218,7 +223,7 @@ def _base_tree(X, n, linkage, similarity, max_dense_entries):
         is_valid_linkage(Z, throw=True, name="linkage")
     except (TypeError, ValueError) as exc:
         raise ValueError(f"Invalid linkage matrix: {exc}") from exc
-    return as_hierarchy(Z)
+    return as_hierarchy(Z), None
 
 
 @validate_params(
@@ -365,10 +370,11 @@ def fair_hierarchical_tree(
             )
 
     progress.stage(f"base tree ({linkage if isinstance(linkage, str) else 'given'} linkage)")
-    base = _base_tree(X, n, linkage, similarity, max_dense_entries)
+    base, base_cost = _base_tree(X, n, linkage, similarity, max_dense_entries)
     rows = similarity_rows(X, similarity)
-    progress.stage("cost of the base tree")
-    base_cost = cost_from_rows(base, rows)
+    if base_cost is None:  # average linkage gives it from the merge heights
+        progress.stage("cost of the base tree")
+        base_cost = cost_from_rows(base, rows)
     if n_groups >= 2:
         progress.stage(f"fairness passes ({method}, {n_groups} groups)")
         rng = None if random_state is None else check_random_state(random_state)

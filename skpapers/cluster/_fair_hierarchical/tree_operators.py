@@ -368,7 +368,9 @@ def fold_assignment(counts, k, tiebreak=None):
     return best
 
 
-def fold_balanced(t, r, k, refine=True, slack=0.0):
+def fold_balanced(
+    t, r, k, refine=True, slack=0.0, tol=None, max_rounds=None, goal=None, max_pieces=None
+):
     """Fold the children of ``r`` into ``k`` fold groups of balanced group shares.
 
     The parts are assigned by :func:`fold_assignment`; each fold group becomes
@@ -376,7 +378,11 @@ def fold_balanced(t, r, k, refine=True, slack=0.0):
     fold; a leaf part stays a child). With ``refine``, those children (the
     pieces) may then change fold group, one swap or move at a time, while every
     fold group's size stays within the range the part assignment gave and the
-    largest deviation of a share strictly decreases.
+    largest deviation of a share strictly decreases. With ``tol``, while the
+    largest deviation stays above ``tol`` the largest internal piece is
+    replaced by its children (one level finer) and the search resumes, at most
+    ``max_rounds`` times and while there are fewer than ``max_pieces`` pieces
+    (the swap search costs O(pieces^2) per step).
     """
     kids = t.ch[r]
     if len(kids) <= k:
@@ -394,10 +400,25 @@ def fold_balanced(t, r, k, refine=True, slack=0.0):
         owner = np.asarray(owner, dtype=np.intp)
         counts = t.cnt[np.asarray(pieces)].astype(np.float64)
         gs = np.bincount(owner, weights=counts.sum(axis=1), minlength=k)
-        target = counts.sum(axis=0) / counts.sum()
+        target = counts.sum(axis=0) / counts.sum() if goal is None else goal
         m = gs.sum()
         lo, hi = min(gs.min(), (1 - slack) * m / k), max(gs.max(), (1 + slack) * m / k)
-        _improve(counts, owner, k, target, size_window=(lo, hi))
+        score = _improve(counts, owner, k, target, size_window=(lo, hi))
+        rounds = 0
+        while tol is not None and score[0] > tol and (max_rounds is None or rounds < max_rounds):
+            if max_pieces is not None and len(pieces) >= max_pieces:
+                break
+            sizes = counts.sum(axis=1)
+            internal = [i for i, q in enumerate(pieces) if t.ch[q]]
+            if not internal:
+                break
+            i = max(internal, key=lambda j: (sizes[j], -pieces[j]))
+            sub = t._dissolve([pieces[i]])
+            pieces = pieces[:i] + pieces[i + 1 :] + sub
+            owner = np.r_[np.delete(owner, i), np.full(len(sub), owner[i])]
+            counts = t.cnt[np.asarray(pieces)].astype(np.float64)
+            score = _improve(counts, owner, k, target, size_window=(lo, hi))
+            rounds += 1
         groups = [[pieces[i] for i in np.flatnonzero(owner == g)] for g in range(k)]
         new = [t.new_node(group) if len(group) > 1 else group[0] for group in groups]
     else:
@@ -407,12 +428,29 @@ def fold_balanced(t, r, k, refine=True, slack=0.0):
         t.par[c] = r
 
 
-def make_fair(t, h, k, eps, max_iter, progress=None):
-    """MakeFair [NeurIPS23]: SplitRoot then stride folding, top-down on a work stack.
+MAX_PIECES = 320  # cap of the deeper refinement: the swap search is O(pieces^2) per step
 
-    Nodes smaller than ``max(h, ceil(1 / (2 eps)))`` are left unchanged.
+
+def make_fair(t, h, k, eps, max_iter, progress=None, max_rounds=None):
+    """MakeFair [NeurIPS23]: SplitRoot then folding, top-down on a work stack.
+
+    Nodes smaller than ``max(h, ceil(1 / (2 eps)))`` (the threshold) are left
+    unchanged. Two choices beyond the paper's schedule, for several groups:
+
+    * the fold of a node of ``m`` samples balances every fold group's shares
+      against the global shares, refining one level deeper (the largest piece
+      replaced by its children) while a share is more than
+      ``max(k / m, eps / 2)`` away from its global share (one sample of an
+      average fold group, or half the balance slack), at most ``max_rounds``
+      times (``None``: until no piece can be split) and up to ``MAX_PIECES``
+      pieces;
+    * a node whose fold groups would hold fewer than twice the threshold
+      (``m < 2 k threshold``) keeps its ``h`` SplitRoot children, each below
+      the threshold, unfolded: clusters that small cannot hold several groups
+      near their shares.
     """
     threshold = fairness_threshold(h, eps)
+    goal = t.cnt[t.root] / t.sz[t.root]
     stack = [t.root]
     done = 0
     while stack:
@@ -420,7 +458,11 @@ def make_fair(t, h, k, eps, max_iter, progress=None):
         if t.sz[r] < threshold or not t.ch[r]:
             continue
         split_root(t, r, h, eps, max_iter)
-        fold_balanced(t, r, k)
+        if t.sz[r] >= 2 * k * threshold:
+            tol = max(k / t.sz[r], eps / 2)
+            fold_balanced(
+                t, r, k, tol=tol, max_rounds=max_rounds, goal=goal, max_pieces=MAX_PIECES
+            )
         stack.extend(t.ch[r])
         done += 1
         if progress is not None:
