@@ -212,14 +212,30 @@ def cell_summary(raw, keys):
     return out.reset_index().round(4)
 
 
-def run_cells(cells, seeds, fits):
+def run_cells(cells, seeds, fits, path):
+    """Seed by seed over the cells; the raw rows are saved after every instance."""
     rows = []
-    for keys, make, Ks in cells:
-        for seed in seeds:
+    for seed in seeds:
+        for keys, make, Ks in cells:
             X, Y = make(seed)
             for K in Ks:
                 rows += run_instance(X, Y, K, seed, fits, **keys)
+                pd.DataFrame(rows).to_csv(path, index=False)
     return pd.DataFrame(rows).reset_index(drop=True)
+
+
+def sections(report, key, raw, note):
+    """Tables J/JS or M/MS from the raw rows."""
+    keys = ["n", "d"] if key == "J" else ["n", "noise"]
+    raw = add_ratio(raw.drop(columns="feasible/best peer", errors="ignore"), keys)
+    title = TITLES[key]
+    report.section(key, title, summarise(raw, [*keys, "K", "method"], COLS), raw=raw,
+                   note=note)
+    report.section(key + "S", f"{title}, ours over the best feasible peer",
+                   cell_summary(raw, [*keys, "K"]), note=note)
+
+
+TITLES = {"J": "Gaussian clouds (15 planted clusters)", "M": "Two moons to eight Gaussians"}
 
 
 def main():
@@ -228,6 +244,8 @@ def main():
                    help="checkout of the authors' code (default: $SKPAPERS_TC_AUTHORS)")
     p.add_argument("--n", default="1000", help="comma-separated n = m (default 1000)")
     p.add_argument("--d", default="2,10,50", help="comma-separated dimensions of table J")
+    p.add_argument("--summary-only", action="store_true",
+                   help="rebuild the tables from the stored raw rows (e.g. of a stopped run)")
     args = p.parse_args()
     seeds = tuple(range(args.seeds))
     ns = (200,) if args.quick else tuple(int(v) for v in args.n.split(","))
@@ -242,33 +260,32 @@ def main():
         notes.append("Authors' TC at its defaults (random init, Sinkhorn epsilon 1e-5 and at "
                      "most 10,000 iterations, 2500 mirror-descent iterations, float32)"
                      + (f"; {why}" if why else "") + ".")
-    notes.append(f"Seeds {list(seeds)}; methods: {', '.join(fits)}. Feasible cost: plans with "
+    notes.append(f"Methods: {', '.join(fits)}. Feasible cost: plans with "
                  f"marginal error > {FEASIBLE_TOL:g} rescaled then rounded exactly (see the "
                  "script's docstring); feasible/best peer = a method's feasible cost over the "
                  "cheapest other method's on the same instance."
                  + (" JAX in float32 (its default)." if HAS_OTT else ""))
-    note = " ".join(notes)
     report = Report("transport_jax", "Transport clustering against the JAX peers", args.out)
-    only = [t.strip().upper() for t in args.only.split(",") if t.strip()]
-    if "J" in only:
-        cells = [({"n": n, "d": d}, lambda s, n=n, d=d: gaussian_clouds(n, d, s)[:2], Ks)
-                 for n in ns for d in ds]
-        raw = add_ratio(run_cells(cells, seeds, fits), ["n", "d"])
-        report.section("J", "Gaussian clouds (15 planted clusters)",
-                       summarise(raw, ["n", "d", "K", "method"], COLS), raw=raw,
-                       note="make_blobs clouds as in transport_clustering.py. " + note)
-        report.section("JS", "Gaussian clouds, ours over the best feasible peer",
-                       cell_summary(raw, ["n", "d", "K"]), note=note)
-    if "M" in only:
-        cells = [({"n": n, "noise": 0.1},
-                  lambda s, n=n: make_moons_to_gaussians(n, noise=0.1, random_state=s)[:2],
-                  (10, 50) if not args.quick else (10,)) for n in ns]
-        raw = add_ratio(run_cells(cells, seeds, fits), ["n", "noise"])
-        report.section("M", "Two moons to eight Gaussians",
-                       summarise(raw, ["n", "K", "method"], COLS), raw=raw,
-                       note="make_moons_to_gaussians. " + note)
-        report.section("MS", "Two moons to eight Gaussians, ours over the best feasible peer",
-                       cell_summary(raw, ["n", "noise", "K"]), note=note)
+    data = {"J": "make_blobs clouds as in transport_clustering.py. ",
+            "M": "make_moons_to_gaussians, noise 0.1. "}
+    Path(args.out).mkdir(parents=True, exist_ok=True)
+    for key in [t.strip().upper() for t in args.only.split(",") if t.strip()]:
+        path = Path(args.out) / f"transport_jax_{key.lower()}_raw.csv"
+        if args.summary_only:
+            raw = pd.read_csv(path)
+            done = sorted(int(v) for v in raw.seed.unique())
+            note = (f"Rebuilt from the stored raw rows (seeds {done}; "
+                    "see the runs column). " + data[key] + " ".join(notes))
+            sections(report, key, raw, note)
+            continue
+        if key == "J":
+            cells = [({"n": n, "d": d}, lambda s, n=n, d=d: gaussian_clouds(n, d, s)[:2], Ks)
+                     for n in ns for d in ds]
+        else:
+            cells = [({"n": n, "noise": 0.1}, lambda s, n=n: make_moons_to_gaussians(
+                n, noise=0.1, random_state=s)[:2], Ks) for n in ns]
+        raw = run_cells(cells, seeds, fits, path)
+        sections(report, key, raw, f"Seeds {list(seeds)}. " + data[key] + " ".join(notes))
     report.write()
 
 
