@@ -26,6 +26,7 @@ from skpapers.linear_model._single_index.robust_statistics import (
     huber_clip,
     robust_mean,
     robust_whitening,
+    squeeze_mask,
     trimmed_mse,
 )
 from skpapers.utils._links import LINK_NAMES, Link, _phi, resolve_link
@@ -320,33 +321,65 @@ def _robust_gd(
     return best[1], float(best[2]), n_iter
 
 
-_REFIT = {"rounds": 2, "cut": 3.0, "iters": 20}
+_REFIT = {"rounds": 2, "cut": 2.0, "iters": 20, "guard_tol": 1.02}
 
 
 def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning_rate, tol,
-                    rng, verbose, rounds=None):
+                    rng, verbose, rounds=None, guard_eps=None):
     """Reweighting step: keep the rows whose residual is within ``cut`` robust sd, refit.
+
+    With ``guard_eps``, a round is kept only if it does not raise the trimmed
+    loss at that level (the robust stages' criterion) over all rows of ``Z``:
+    outliers whose residuals look like noise (bounded links) could otherwise
+    pull the plain refit away from the robust fit.
 
     Returns the refitted ``(theta, b)``, the iterations run and the kept-row mask.
     """
     keep = np.ones(y.shape[0], dtype=bool)
     n_iter = 0
+    f = link.f
+    loss = None if guard_eps is None else float(trimmed_mse(y - f(Z @ theta + b), guard_eps))
     for _ in range(_REFIT["rounds"] if rounds is None else rounds):
-        r = y - link.f(Z @ theta + b)
+        r = y - f(Z @ theta + b)
         scale = 1.4826 * np.median(np.abs(r))
         if not scale > 0:
             break
-        keep = np.abs(r) <= _REFIT["cut"] * scale
-        if keep.sum() < max(2, Z.shape[1]):
+        new_keep = np.abs(r) <= _REFIT["cut"] * scale
+        if new_keep.sum() < max(2, Z.shape[1]):
             break
-        theta, b, it = _robust_gd(
-            Z[keep], y[keep], theta, b, link, eps=0.0, aggregator="huber", clip=1.345 * scale,
-            learning_rate=learning_rate, max_iter=_REFIT["iters"], tol=tol,
+        theta_new, b_new, it = _robust_gd(
+            Z[new_keep], y[new_keep], theta, b, link, eps=0.0, aggregator="huber",
+            clip=1.345 * scale, learning_rate=learning_rate, max_iter=_REFIT["iters"], tol=tol,
             fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
-            warn=False, label=f"residual refit on {int(keep.sum())} rows",
+            warn=False, label=f"residual refit on {int(new_keep.sum())} rows",
         )
         n_iter += it
+        if loss is not None:
+            loss_new = float(trimmed_mse(y - f(Z @ theta_new + b_new), guard_eps))
+            if not loss_new <= _REFIT["guard_tol"] * loss:
+                verbose.iteration(
+                    f"residual refit rejected: trimmed MSE {loss_new:.6g} > {loss:.6g}",
+                    force=True,
+                )
+                keep = new_keep  # the rows within the cut at the kept fit
+                break
+            loss = loss_new
+        theta, b, keep = theta_new, b_new, new_keep
     return theta, b, n_iter, keep
+
+
+def _rows_explained(Z, y, theta, b, link, cut=3.0):
+    """Rows whose residual is within ``cut`` robust sd of the fit (for ``contamination_``).
+
+    The refit keeps a tighter band (``_REFIT["cut"]``) for its own fit; the
+    estimate of the corrupted fraction counts the rows the fit leaves well
+    outside the noise (3 robust sd: 0.3 % of Gaussian noise).
+    """
+    r = y - link.f(Z @ theta + b)
+    scale = 1.4826 * np.median(np.abs(r))
+    if not scale > 0:
+        return int(y.shape[0])
+    return int(np.count_nonzero(np.abs(r) <= cut * scale))
 
 
 def _subsample_size(n, d, floor=20_000, per_feature=400):
@@ -373,6 +406,12 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
     X_w = X[~clustered] if clustered.any() else X
     if location is None:
         location, W, Z = robust_whitening(X_w, whiten, eps, rng)
+        if whiten in ("trimmed", "mcd"):
+            squeezed = squeeze_mask(Z, eps, rng)
+            if squeezed.any():  # whiten again without the rows squeezed towards a line
+                clustered[np.flatnonzero(~clustered)[squeezed]] = True
+                X_w = X[~clustered]
+                location, W, Z = robust_whitening(X_w, whiten, eps, rng)
     elif whiten is None:
         Z = X_w
     else:
@@ -661,21 +700,22 @@ def robust_single_index(
     fitted = int(keep.sum())
     refit = _REFIT["rounds"] and max_iter > 0 and eps > 0
     if refit:
-        theta, b, it, refit_keep = _residual_refit(
+        theta, b, it, _ = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
-            learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose,
+            learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, guard_eps=eps,
         )
         n_iter += it
-        fitted = int(refit_keep.sum())
+        fitted = _rows_explained(Z, y_k, theta, b, link)
     if sub is not None:  # one more refit round on all rows
         del Z, y_k
         keep, _, _, Z, y_k = _prepare(X, y, eps, whiten, rng, verbose, location, W)
-        theta, b, it, refit_keep = _residual_refit(
+        theta, b, it, _ = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, rounds=1,
+            guard_eps=eps,
         )
         n_iter += it
-        fitted = int(refit_keep.sum())
+        fitted = _rows_explained(Z, y_k, theta, b, link)
     coef = W.astype(np.float64) @ theta
     intercept = float(b - coef @ location) if fit_intercept else 0.0
     if link.is_even:
