@@ -402,6 +402,7 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
     whitened kept rows with their responses.
     """
     n = X.shape[0]
+    full = location is None
     clustered = duplicate_mask(X, rng) if eps > 0 else np.zeros(n, dtype=bool)
     X_w = X[~clustered] if clustered.any() else X
     if location is None:
@@ -418,9 +419,9 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
         Z = X_w @ W
         Z -= location @ W
     verbose.stage(f"whitening ({whiten}) of {n} rows; {int(clustered.sum())} rows dropped "
-                  "as copies in tight clusters")
+                  "as copies in tight clusters or squeezed towards a line")
     keep = np.zeros(n, dtype=bool)
-    if location is None:
+    if full:
         keep[~clustered] = covariate_filter(Z, eps, rng)
     else:  # all rows after a subsample fit: a cheaper filter
         keep[~clustered] = covariate_filter(
@@ -508,8 +509,9 @@ class RobustSingleIndexResult:
     link : Link
         The resolved link (``f``, ``df``, ``is_even``, ``name``).
     contamination : float
-        Fraction of the rows left out of the final fit (by the covariate
-        filter or the residual refit): an estimate of the corrupted fraction,
+        Fraction of the rows the final fit leaves out or explains poorly
+        (clusters, squeezed rows, the covariate filter, residuals beyond 3
+        robust standard deviations): an estimate of the corrupted fraction,
         inflated by heavy-tailed noise.
     """
 
