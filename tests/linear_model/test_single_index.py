@@ -600,14 +600,17 @@ def test_bounded_links_and_large_eps_within_twice_the_oracle(link, attack, eps):
 def test_squeeze_mask_flags_rows_on_a_line_and_spares_clean_rows():
     rng = np.random.RandomState(0)
     Z = rng.standard_normal((10_000, 20))
-    assert squeeze_mask(Z, 0.25, np.random.RandomState(1)).mean() <= 0.005
+    assert squeeze_mask(Z, 0.25, np.random.RandomState(1))[0].mean() <= 0.005
     u = np.ones(20) / np.sqrt(20)
     a = 3.0 * rng.standard_normal(1500)
     Z[:1500] = a[:, None] * u + 0.3 * rng.standard_normal((1500, 20))
-    drop = squeeze_mask(Z, 0.25, np.random.RandomState(1))
+    drop, v = squeeze_mask(Z, 0.25, np.random.RandomState(1))
     assert drop[:1500].mean() >= 0.9 and drop[1500:].mean() <= 0.005
-    assert squeeze_mask(Z, 0.05, np.random.RandomState(1)).sum() <= 2 * 0.05 * 10_000
-    assert not squeeze_mask(Z[:, :5], 0.25, np.random.RandomState(1)).any()  # d < 8
+    assert abs(v @ u) > 0.99  # the direction of the line
+    again, _ = squeeze_mask(Z, 0.25, None, direction=v)  # reused, e.g. on all rows
+    assert_array_equal(again, drop)
+    assert squeeze_mask(Z, 0.05, np.random.RandomState(1))[0].sum() <= 2 * 0.05 * 10_000
+    assert not squeeze_mask(Z[:, :5], 0.25, np.random.RandomState(1))[0].any()  # d < 8
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

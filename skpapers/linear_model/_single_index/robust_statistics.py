@@ -219,7 +219,7 @@ def _shell_weights(Z, eps, cut=3.5, centred=False):
     return w
 
 
-def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8):
+def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=None):
     """Rows squeezed towards a line: drop them before the whitening is trusted.
 
     Rows spread along one direction ``v`` with a small spread around it (a
@@ -231,37 +231,43 @@ def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8):
     matched to the median of the rows not flagged (two passes), and rows below
     its ``alpha`` quantile are flagged, the most extreme first and at most
     ``2 eps n``. In fewer than ``min_features`` dimensions the test has no
-    power and flags nothing.
+    power and flags nothing. A given ``direction`` (unit, e.g. the one found
+    on a subsample in the same coordinates) skips the power steps.
 
     Returns
     -------
     drop : ndarray of shape (n_samples,), dtype=bool
+    direction : ndarray of shape (n_features,) or None
+        The direction ``v`` used (None when the test did not run).
     """
     n, d = Z.shape
     drop = np.zeros(n, dtype=bool)
     if eps <= 0 or d < min_features or n < 4 * d:
-        return drop
-    v = rng.standard_normal(d)
-    for _ in range(n_power):
-        u = Z.T @ (Z @ v.astype(Z.dtype))
-        nu = np.linalg.norm(u)
-        if not nu > 0:
-            return drop
-        v = u / nu
+        return drop, None
+    if direction is None:
+        v = rng.standard_normal(d)
+        for _ in range(n_power):
+            u = Z.T @ (Z @ v.astype(Z.dtype))
+            nu = np.linalg.norm(u)
+            if not nu > 0:
+                return drop, None
+            v = u / nu
+    else:
+        v = np.asarray(direction, dtype=float)
     r2 = np.einsum("ij,ij->i", Z, Z) - np.square(Z @ v.astype(Z.dtype))
     med_law = chi2.ppf(0.5, d - 1)
     cut = chi2.ppf(alpha, d - 1) / med_law
     for _ in range(2):
         scale = np.median(r2[~drop])
         if not scale > 0:
-            return np.zeros(n, dtype=bool)
+            return np.zeros(n, dtype=bool), v
         drop = r2 < cut * scale
     budget = int(2.0 * eps * n)
     if drop.sum() > budget:
         idx = np.flatnonzero(drop)
         keep_idx = idx[np.argsort(r2[idx])[budget:]]
         drop[keep_idx] = False
-    return drop
+    return drop, v
 
 
 def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False):

@@ -395,11 +395,12 @@ def _subsample_size(n, d, floor=20_000, per_feature=400):
     return m if n > 2 * m else None
 
 
-def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
-    """Clusters, robust whitening (or the given one) and the covariate filter.
+def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=None):
+    """Clusters, squeezed rows, robust whitening (or the given one), covariate filter.
 
-    Returns the kept-row mask over X, the location and whitening, and the
-    whitened kept rows with their responses.
+    Returns the kept-row mask over X, the location and whitening, the
+    whitened kept rows with their responses, and the direction of the
+    squeeze test (reused, with the given whitening, on all rows).
     """
     n = X.shape[0]
     full = location is None
@@ -408,16 +409,24 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
     if location is None:
         location, W, Z = robust_whitening(X_w, whiten, eps, rng)
         if whiten in ("trimmed", "mcd"):
-            squeezed = squeeze_mask(Z, eps, rng)
-            if squeezed.any():  # whiten again without the rows squeezed towards a line
+            squeezed, direction = squeeze_mask(Z, eps, rng)
+            if squeezed.any():
                 clustered[np.flatnonzero(~clustered)[squeezed]] = True
                 X_w = X[~clustered]
-                location, W, Z = robust_whitening(X_w, whiten, eps, rng)
+                if squeezed.sum() > 0.005 * n:  # more than the clean tail: whiten again
+                    location, W, Z = robust_whitening(X_w, whiten, eps, rng)
+                else:
+                    Z = Z[~squeezed]
     elif whiten is None:
         Z = X_w
     else:
         Z = X_w @ W
         Z -= location @ W
+        if direction is not None:  # the subsample's squeeze test on all rows
+            squeezed, _ = squeeze_mask(Z, eps, rng, direction=direction)
+            if squeezed.any():
+                clustered[np.flatnonzero(~clustered)[squeezed]] = True
+                Z = Z[~squeezed]
     verbose.stage(f"whitening ({whiten}) of {n} rows; {int(clustered.sum())} rows dropped "
                   "as copies in tight clusters or squeezed towards a line")
     keep = np.zeros(n, dtype=bool)
@@ -434,7 +443,7 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
     else:
         y_k = y
     verbose.stage(f"covariate filter kept {int(keep.sum())} of {n} rows")
-    return keep, location, W, Z, y_k
+    return keep, location, W, Z, y_k, direction
 
 
 def _canonical_sign(coef, intercept):
@@ -675,7 +684,7 @@ def robust_single_index(
         progress.stage(f"robust stages on a subsample of {sub} rows, the refit on all rows")
     else:
         Xs, ys = X, y
-    keep, location, W, Z, y_k = _prepare(Xs, ys, eps, whiten, rng, verbose)
+    keep, location, W, Z, y_k, direction = _prepare(Xs, ys, eps, whiten, rng, verbose)
     location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
 
     if start is not None:
@@ -710,7 +719,9 @@ def robust_single_index(
         fitted = _rows_explained(Z, y_k, theta, b, link)
     if sub is not None:  # one more refit round on all rows
         del Z, y_k
-        keep, _, _, Z, y_k = _prepare(X, y, eps, whiten, rng, verbose, location, W)
+        keep, _, _, Z, y_k, _ = _prepare(
+            X, y, eps, whiten, rng, verbose, location, W, direction
+        )
         theta, b, it, _ = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, rounds=1,
