@@ -245,8 +245,15 @@ def _robust_gd(
     d = Z.shape[1]
     f, df = link.f, link.df
     location_norm2 = float(location_z @ location_z)
+    if clip is None or not _REFIT["huber_objective"]:
+        def objective(r):
+            return trimmed_mse(r, eps)
+    else:  # the Huber loss the clipped gradient descends (2 rho, in squared units)
+        def objective(r):
+            a = np.abs(r)
+            return np.mean(np.where(a <= clip, np.square(r), 2.0 * clip * a - clip * clip))
     s = Z @ theta + b
-    loss = float(trimmed_mse(y - f(s), eps))
+    loss = float(objective(y - f(s)))
     best = (loss, theta, b)
     since_best, shrink, base, n_iter = 0, 1.0, None, 0
     state = {}
@@ -286,7 +293,7 @@ def _robust_gd(
             b_new = b - eta * g_b if fit_intercept else float(theta_new @ location_z)
             s_new = Z @ theta_new + b_new
             with np.errstate(over="ignore", invalid="ignore"):
-                loss_new = float(trimmed_mse(y - f(s_new), eps))
+                loss_new = float(objective(y - f(s_new)))
             if np.isfinite(loss_new) and loss_new <= 1.5 * loss:
                 accepted = True
                 break
@@ -321,7 +328,8 @@ def _robust_gd(
     return best[1], float(best[2]), n_iter
 
 
-_REFIT = {"rounds": 2, "cut": 2.0, "iters": 20, "guard_tol": 1.02}
+_SQUEEZE_ROUNDS = 2
+_REFIT = {"rounds": 2, "cut": 2.0, "iters": 20, "guard_tol": 1.02, "huber_objective": True}
 
 
 def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning_rate, tol,
@@ -409,14 +417,16 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=N
     if location is None:
         location, W, Z = robust_whitening(X_w, whiten, eps, rng)
         if whiten in ("trimmed", "mcd"):
-            squeezed, direction = squeeze_mask(Z, eps, rng)
-            if squeezed.any():
+            for _ in range(_SQUEEZE_ROUNDS):
+                squeezed, direction = squeeze_mask(Z, eps, rng)
+                if not squeezed.any():
+                    break
                 clustered[np.flatnonzero(~clustered)[squeezed]] = True
                 X_w = X[~clustered]
-                if squeezed.sum() > 0.005 * n:  # more than the clean tail: whiten again
-                    location, W, Z = robust_whitening(X_w, whiten, eps, rng)
-                else:
+                if squeezed.sum() <= 0.005 * n:  # the clean tail only: no second whitening
                     Z = Z[~squeezed]
+                    break
+                location, W, Z = robust_whitening(X_w, whiten, eps, rng)
     elif whiten is None:
         Z = X_w
     else:
