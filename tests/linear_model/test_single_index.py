@@ -75,6 +75,9 @@ def test_non_robust_variant_fails_under_hijack(link):
         assert worst_robust <= best_plain / 4, (link, eps, worst_robust, best_plain)
 
 
+# The coordinate-wise trimmed mean moves slowly: on seed 0 its descent is still
+# improving at max_iter=100 (error 0.05, far below the bound); the warning is expected.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("aggregator", ["huber", "trimmed_mean", "median_of_means"])
 def test_other_aggregators_recover_under_labels(aggregator):
     for s in SEEDS:
