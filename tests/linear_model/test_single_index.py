@@ -24,6 +24,7 @@ from skpapers.linear_model._single_index.robust_statistics import (
     huber_clip,
     mp_edge,
     robust_mean,
+    squeeze_mask,
     trimmed_mse,
 )
 from skpapers.linear_model._single_index.solver import _gradient_whitener, _huber_trim_ratio
@@ -74,6 +75,9 @@ def test_non_robust_variant_fails_under_hijack(link):
         assert worst_robust <= best_plain / 4, (link, eps, worst_robust, best_plain)
 
 
+# The coordinate-wise trimmed mean moves slowly: on seed 0 its descent is still
+# improving at max_iter=100 (error 0.05, far below the bound); the warning is expected.
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("aggregator", ["huber", "trimmed_mean", "median_of_means"])
 def test_other_aggregators_recover_under_labels(aggregator):
     for s in SEEDS:
@@ -574,13 +578,42 @@ def _oracle_and_ours(link, eps, attack, seed, n=3000, d=20, cond=1.0, **params):
     "attack", ["saturate", "cluster", "spread_hijack", "subclip", "second_index"]
 )
 def test_unknown_contamination_within_twice_the_oracle(attack):
-    # default contamination="auto": no hint about eps, which goes up to 0.2. Saturated
-    # rows at eps = 0.2 still reach 2.5-4x the oracle (a documented limitation): there
-    # the test stops at eps = 0.1
-    for eps in (0.05, 0.1) if attack == "saturate" else (0.05, 0.1, 0.2):
+    # default contamination="auto": no hint about eps, which goes up to 0.2
+    for eps in (0.05, 0.1, 0.2):
         for seed in FRESH:
             oracle, ours = _oracle_and_ours("gelu", eps, attack, seed)
             assert ours <= 2 * oracle, (attack, eps, seed, ours, oracle)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize(
+    "link, attack, eps",
+    [("tanh", "hijack", 0.1), ("tanh", "hijack", 0.2), ("tanh", "saturate", 0.2),
+     ("relu", "saturate", 0.2), ("relu", "spread_hijack", 0.2), ("gelu", "mimic", 0.2),
+     ("tanh", "mimic", 0.2), ("relu", "mimic", 0.2)],
+)
+def test_bounded_links_and_large_eps_within_twice_the_oracle(link, attack, eps):
+    # a saturating link makes hijacked rows look like noise to every residual rule: they
+    # are caught as rows squeezed towards a line; at eps = 0.2 the tighter residual
+    # refit removes saturated readings and a planted second model
+    oracle, ours = _oracle_and_ours(link, eps, attack, 21)
+    assert ours <= 2 * oracle, (link, attack, eps, ours, oracle)
+
+
+def test_squeeze_mask_flags_rows_on_a_line_and_spares_clean_rows():
+    rng = np.random.RandomState(0)
+    Z = rng.standard_normal((10_000, 20))
+    assert squeeze_mask(Z, 0.25, np.random.RandomState(1))[0].mean() <= 0.005
+    u = np.ones(20) / np.sqrt(20)
+    a = 3.0 * rng.standard_normal(1500)
+    Z[:1500] = a[:, None] * u + 0.3 * rng.standard_normal((1500, 20))
+    drop, v = squeeze_mask(Z, 0.25, np.random.RandomState(1))
+    assert drop[:1500].mean() >= 0.9 and drop[1500:].mean() <= 0.005
+    assert abs(v @ u) > 0.99  # the direction of the line
+    again, _ = squeeze_mask(Z, 0.25, None, direction=v)  # reused, e.g. on all rows
+    assert_array_equal(again, drop)
+    assert squeeze_mask(Z, 0.05, np.random.RandomState(1))[0].sum() <= 2 * 0.05 * 10_000
+    assert not squeeze_mask(Z[:, :5], 0.25, np.random.RandomState(1))[0].any()  # d < 8
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

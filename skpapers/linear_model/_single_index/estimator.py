@@ -119,8 +119,9 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
     link_ : Link
         The resolved link (``f``, ``df``, ``is_even``, ``name``).
     contamination_ : float
-        Fraction of the rows left out of the final fit (tight clusters of
-        identical rows, the covariate filter and the residual refit): an
+        Fraction of the rows the final fit leaves out or explains poorly
+        (tight clusters of identical rows, rows squeezed towards a line, the
+        covariate filter, residuals beyond 3 robust standard deviations): an
         estimate of the corrupted fraction, inflated by heavy-tailed noise.
     n_features_in_ : int
         Number of features seen during fit.
@@ -140,7 +141,14 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
     deviations and additions:
 
     - robust whitening of X (not in the theory, which assumes standard
-      Gaussian covariates);
+      Gaussian covariates): trimmed C-steps, then robust scales (median and
+      MAD) along the eigenvectors of the trimmed scatter, as in the
+      orthogonalised Gnanadesikan-Kettenring estimator;
+    - before the whitening is trusted, rows squeezed towards a line are
+      dropped: rows whose squared norm outside the top direction of the
+      whitened rows lies below the 0.001 quantile of its ``chi2(d - 1)`` law
+      (scale matched to the median), at most ``2 eps n`` of them and only
+      from 8 features on; the whitening is then recomputed without them;
     - ``init="auto"``, which tries the top and bottom spectral eigenvectors
       and the first-order start and keeps the one with the lowest trimmed
       loss after the 1-D fit;
@@ -161,14 +169,15 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
       groups of at least ``max(5, 0.001 n)``, are taken as a planted cluster
       and kept once (before whitening);
     - after robust gradient descent, a residual refit (two rounds): the rows
-      whose residual lies within 3 robust standard deviations
+      whose residual lies within 2 robust standard deviations
       (``1.4826 MAD``) are refitted by Huber-clipped gradient descent, the
       classical reweighting step of high-breakdown regression, which restores
-      efficiency after heavy trimming;
+      efficiency after heavy trimming; a round that raises the trimmed loss
+      (the robust stages' criterion) by more than 2 % is discarded;
     - ``contamination="auto"`` runs the robust stages at eps = 0.25 and relies
       on the refit to keep the clean rows;
     - all samples are reused across stages and iterations (the paper's
-      analysis may split them);
+      Algorithm 1 splits them, by the title of its appendix C);
     - the intercept and non-Gaussian X are heuristic extensions: Stein's
       identities and the convex basin hold for Gaussian X.
 

@@ -45,8 +45,30 @@ def _median_mad(X):
     return med, mad
 
 
-def _trimmed_scatter(X, eps, n_steps=4):
-    """Two-sided trimmed C-steps from the coordinatewise median/MAD start."""
+def _ogk_rescale(z0, m, S):
+    """Robust scales along the eigenvectors of a trimmed scatter (OGK step).
+
+    Rows that spread along one direction without leaving the bulk (a hijack
+    along a line) inflate the trimmed covariance there, so that whitening by
+    it squeezes the clean rows along that direction and hides the outliers.
+    The median and the MAD of the projections on each eigenvector of ``S`` are
+    far less affected (a 50 % breakdown scale): the scatter is rebuilt from
+    them, in the spirit of the orthogonalised Gnanadesikan-Kettenring estimator.
+    Returns the location, the inverse square root of the scatter and the
+    whitened rows.
+    """
+    _, E = eigh(S)
+    P = (z0 - m) @ E
+    med, scale = _median_mad(P)
+    root = (E / scale) @ E.T
+    m = m + E @ med
+    zc = z0 @ root
+    zc -= m @ root
+    return m, root, zc
+
+
+def _trimmed_scatter(X, eps, n_steps=4, ogk=True):
+    """Two-sided trimmed C-steps from the coordinatewise median/MAD start, then OGK."""
     med, mad = _median_mad(X)
     z0 = X - med
     z0 /= mad
@@ -63,6 +85,9 @@ def _trimmed_scatter(X, eps, n_steps=4):
         root = _inv_sqrt(S)
         zc = z0 @ root
         zc -= m @ root
+        dist = np.einsum("ij,ij->i", zc, zc)
+    if ogk:
+        m, root, zc = _ogk_rescale(z0, m, S)
         dist = np.einsum("ij,ij->i", zc, zc)
     factor = np.median(dist) / chi2.ppf(0.5, d)
     factor = factor if factor > 0 else 1.0
@@ -197,6 +222,57 @@ def _shell_weights(Z, eps, cut=3.5, centred=False):
         out = out[np.argsort(dev[out])[out.size - budget :]]
     w[out] = 0.0
     return w
+
+
+def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=None):
+    """Rows squeezed towards a line: drop them before the whitening is trusted.
+
+    Rows spread along one direction ``v`` with a small spread around it (a
+    hijack along a line) sit in the bulk of the norms, and when they are many
+    they distort the whitening itself, so that no filter sees them afterwards.
+    Their squared norm *outside* ``v``, ``||z||^2 - <z, v>^2``, is far below the
+    ``chi2(d - 1)`` law of the clean rows. ``v`` is the top eigenvector of the
+    second moment of Z (``n_power`` power steps); the scale of the law is
+    matched to the median of the rows not flagged (two passes), and rows below
+    its ``alpha`` quantile are flagged, the most extreme first and at most
+    ``2 eps n``. In fewer than ``min_features`` dimensions the test has no
+    power and flags nothing. A given ``direction`` (unit, e.g. the one found
+    on a subsample in the same coordinates) skips the power steps.
+
+    Returns
+    -------
+    drop : ndarray of shape (n_samples,), dtype=bool
+    direction : ndarray of shape (n_features,) or None
+        The direction ``v`` used (None when the test did not run).
+    """
+    n, d = Z.shape
+    drop = np.zeros(n, dtype=bool)
+    if eps <= 0 or d < min_features or n < 4 * d:
+        return drop, None
+    if direction is None:
+        v = rng.standard_normal(d)
+        for _ in range(n_power):
+            u = Z.T @ (Z @ v.astype(Z.dtype))
+            nu = np.linalg.norm(u)
+            if not nu > 0:
+                return drop, None
+            v = u / nu
+    else:
+        v = np.asarray(direction, dtype=float)
+    r2 = np.einsum("ij,ij->i", Z, Z) - np.square(Z @ v.astype(Z.dtype))
+    med_law = chi2.ppf(0.5, d - 1)
+    cut = chi2.ppf(alpha, d - 1) / med_law
+    for _ in range(2):
+        scale = np.median(r2[~drop])
+        if not scale > 0:
+            return np.zeros(n, dtype=bool), v
+        drop = r2 < cut * scale
+    budget = int(2.0 * eps * n)
+    if drop.sum() > budget:
+        idx = np.flatnonzero(drop)
+        keep_idx = idx[np.argsort(r2[idx])[budget:]]
+        drop[keep_idx] = False
+    return drop, v
 
 
 def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False):

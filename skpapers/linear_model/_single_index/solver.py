@@ -26,6 +26,7 @@ from skpapers.linear_model._single_index.robust_statistics import (
     huber_clip,
     robust_mean,
     robust_whitening,
+    squeeze_mask,
     trimmed_mse,
 )
 from skpapers.utils._links import LINK_NAMES, Link, _phi, resolve_link
@@ -244,8 +245,15 @@ def _robust_gd(
     d = Z.shape[1]
     f, df = link.f, link.df
     location_norm2 = float(location_z @ location_z)
+    if clip is None or not _REFIT["huber_objective"]:
+        def objective(r):
+            return trimmed_mse(r, eps)
+    else:  # the Huber loss the clipped gradient descends (2 rho, in squared units)
+        def objective(r):
+            a = np.abs(r)
+            return np.mean(np.where(a <= clip, np.square(r), 2.0 * clip * a - clip * clip))
     s = Z @ theta + b
-    loss = float(trimmed_mse(y - f(s), eps))
+    loss = float(objective(y - f(s)))
     best = (loss, theta, b)
     since_best, shrink, base, n_iter = 0, 1.0, None, 0
     state = {}
@@ -285,7 +293,7 @@ def _robust_gd(
             b_new = b - eta * g_b if fit_intercept else float(theta_new @ location_z)
             s_new = Z @ theta_new + b_new
             with np.errstate(over="ignore", invalid="ignore"):
-                loss_new = float(trimmed_mse(y - f(s_new), eps))
+                loss_new = float(objective(y - f(s_new)))
             if np.isfinite(loss_new) and loss_new <= 1.5 * loss:
                 accepted = True
                 break
@@ -320,33 +328,66 @@ def _robust_gd(
     return best[1], float(best[2]), n_iter
 
 
-_REFIT = {"rounds": 2, "cut": 3.0, "iters": 20}
+_SQUEEZE_ROUNDS = 2
+_REFIT = {"rounds": 2, "cut": 2.0, "iters": 20, "guard_tol": 1.02, "huber_objective": True}
 
 
 def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning_rate, tol,
-                    rng, verbose, rounds=None):
+                    rng, verbose, rounds=None, guard_eps=None):
     """Reweighting step: keep the rows whose residual is within ``cut`` robust sd, refit.
+
+    With ``guard_eps``, a round is kept only if it does not raise the trimmed
+    loss at that level (the robust stages' criterion) over all rows of ``Z``:
+    outliers whose residuals look like noise (bounded links) could otherwise
+    pull the plain refit away from the robust fit.
 
     Returns the refitted ``(theta, b)``, the iterations run and the kept-row mask.
     """
     keep = np.ones(y.shape[0], dtype=bool)
     n_iter = 0
+    f = link.f
+    loss = None if guard_eps is None else float(trimmed_mse(y - f(Z @ theta + b), guard_eps))
     for _ in range(_REFIT["rounds"] if rounds is None else rounds):
-        r = y - link.f(Z @ theta + b)
+        r = y - f(Z @ theta + b)
         scale = 1.4826 * np.median(np.abs(r))
         if not scale > 0:
             break
-        keep = np.abs(r) <= _REFIT["cut"] * scale
-        if keep.sum() < max(2, Z.shape[1]):
+        new_keep = np.abs(r) <= _REFIT["cut"] * scale
+        if new_keep.sum() < max(2, Z.shape[1]):
             break
-        theta, b, it = _robust_gd(
-            Z[keep], y[keep], theta, b, link, eps=0.0, aggregator="huber", clip=1.345 * scale,
-            learning_rate=learning_rate, max_iter=_REFIT["iters"], tol=tol,
+        theta_new, b_new, it = _robust_gd(
+            Z[new_keep], y[new_keep], theta, b, link, eps=0.0, aggregator="huber",
+            clip=1.345 * scale, learning_rate=learning_rate, max_iter=_REFIT["iters"], tol=tol,
             fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
-            warn=False, label=f"residual refit on {int(keep.sum())} rows",
+            warn=False, label=f"residual refit on {int(new_keep.sum())} rows",
         )
         n_iter += it
+        if loss is not None:
+            loss_new = float(trimmed_mse(y - f(Z @ theta_new + b_new), guard_eps))
+            if not loss_new <= _REFIT["guard_tol"] * loss:
+                verbose.iteration(
+                    f"residual refit rejected: trimmed MSE {loss_new:.6g} > {loss:.6g}",
+                    force=True,
+                )
+                keep = new_keep  # the rows within the cut at the kept fit
+                break
+            loss = loss_new
+        theta, b, keep = theta_new, b_new, new_keep
     return theta, b, n_iter, keep
+
+
+def _rows_explained(Z, y, theta, b, link, cut=3.0):
+    """Rows whose residual is within ``cut`` robust sd of the fit (for ``contamination_``).
+
+    The refit keeps a tighter band (``_REFIT["cut"]``) for its own fit; the
+    estimate of the corrupted fraction counts the rows the fit leaves well
+    outside the noise (3 robust sd: 0.3 % of Gaussian noise).
+    """
+    r = y - link.f(Z @ theta + b)
+    scale = 1.4826 * np.median(np.abs(r))
+    if not scale > 0:
+        return int(y.shape[0])
+    return int(np.count_nonzero(np.abs(r) <= cut * scale))
 
 
 def _subsample_size(n, d, floor=20_000, per_feature=400):
@@ -362,26 +403,44 @@ def _subsample_size(n, d, floor=20_000, per_feature=400):
     return m if n > 2 * m else None
 
 
-def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
-    """Clusters, robust whitening (or the given one) and the covariate filter.
+def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=None):
+    """Clusters, squeezed rows, robust whitening (or the given one), covariate filter.
 
-    Returns the kept-row mask over X, the location and whitening, and the
-    whitened kept rows with their responses.
+    Returns the kept-row mask over X, the location and whitening, the
+    whitened kept rows with their responses, and the direction of the
+    squeeze test (reused, with the given whitening, on all rows).
     """
     n = X.shape[0]
+    full = location is None
     clustered = duplicate_mask(X, rng) if eps > 0 else np.zeros(n, dtype=bool)
     X_w = X[~clustered] if clustered.any() else X
     if location is None:
         location, W, Z = robust_whitening(X_w, whiten, eps, rng)
+        if whiten in ("trimmed", "mcd"):
+            for _ in range(_SQUEEZE_ROUNDS):
+                squeezed, direction = squeeze_mask(Z, eps, rng)
+                if not squeezed.any():
+                    break
+                clustered[np.flatnonzero(~clustered)[squeezed]] = True
+                X_w = X[~clustered]
+                if squeezed.sum() <= 0.005 * n:  # the clean tail only: no second whitening
+                    Z = Z[~squeezed]
+                    break
+                location, W, Z = robust_whitening(X_w, whiten, eps, rng)
     elif whiten is None:
         Z = X_w
     else:
         Z = X_w @ W
         Z -= location @ W
+        if direction is not None:  # the subsample's squeeze test on all rows
+            squeezed, _ = squeeze_mask(Z, eps, rng, direction=direction)
+            if squeezed.any():
+                clustered[np.flatnonzero(~clustered)[squeezed]] = True
+                Z = Z[~squeezed]
     verbose.stage(f"whitening ({whiten}) of {n} rows; {int(clustered.sum())} rows dropped "
-                  "as copies in tight clusters")
+                  "as copies in tight clusters or squeezed towards a line")
     keep = np.zeros(n, dtype=bool)
-    if location is None:
+    if full:
         keep[~clustered] = covariate_filter(Z, eps, rng)
     else:  # all rows after a subsample fit: a cheaper filter
         keep[~clustered] = covariate_filter(
@@ -394,7 +453,7 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None):
     else:
         y_k = y
     verbose.stage(f"covariate filter kept {int(keep.sum())} of {n} rows")
-    return keep, location, W, Z, y_k
+    return keep, location, W, Z, y_k, direction
 
 
 def _canonical_sign(coef, intercept):
@@ -469,8 +528,9 @@ class RobustSingleIndexResult:
     link : Link
         The resolved link (``f``, ``df``, ``is_even``, ``name``).
     contamination : float
-        Fraction of the rows left out of the final fit (by the covariate
-        filter or the residual refit): an estimate of the corrupted fraction,
+        Fraction of the rows the final fit leaves out or explains poorly
+        (clusters, squeezed rows, the covariate filter, residuals beyond 3
+        robust standard deviations): an estimate of the corrupted fraction,
         inflated by heavy-tailed noise.
     """
 
@@ -634,7 +694,7 @@ def robust_single_index(
         progress.stage(f"robust stages on a subsample of {sub} rows, the refit on all rows")
     else:
         Xs, ys = X, y
-    keep, location, W, Z, y_k = _prepare(Xs, ys, eps, whiten, rng, verbose)
+    keep, location, W, Z, y_k, direction = _prepare(Xs, ys, eps, whiten, rng, verbose)
     location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
 
     if start is not None:
@@ -662,23 +722,26 @@ def robust_single_index(
     fitted = int(keep.sum())
     refit = _REFIT["rounds"] and max_iter > 0 and eps > 0
     if refit:
-        theta, b, it, refit_keep = _residual_refit(
+        theta, b, it, _ = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
-            learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose,
+            learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, guard_eps=eps,
         )
         n_iter += it
-        fitted = int(refit_keep.sum())
-        verbose.stage(f"residual refit: {fitted} of {len(y_k)} rows kept")
+        fitted = _rows_explained(Z, y_k, theta, b, link)
+        verbose.stage(f"residual refit: {fitted} of {len(y_k)} rows explained")
     if sub is not None:  # one more refit round on all rows
         del Z, y_k
-        keep, _, _, Z, y_k = _prepare(X, y, eps, whiten, rng, verbose, location, W)
-        theta, b, it, refit_keep = _residual_refit(
+        keep, _, _, Z, y_k, _ = _prepare(
+            X, y, eps, whiten, rng, verbose, location, W, direction
+        )
+        theta, b, it, _ = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, rounds=1,
+            guard_eps=eps,
         )
         n_iter += it
-        fitted = int(refit_keep.sum())
-        verbose.stage(f"residual refit on all rows: {fitted} of {n} rows kept")
+        fitted = _rows_explained(Z, y_k, theta, b, link)
+        verbose.stage(f"residual refit on all rows: {fitted} of {n} rows explained")
     coef = W.astype(np.float64) @ theta
     intercept = float(b - coef @ location) if fit_intercept else 0.0
     if link.is_even:
