@@ -229,7 +229,7 @@ def test_rbf_similarity_cost():
     # with the default unit this is scikit-learn's rbf kernel at gamma="scale"
     S = rbf_kernel(X, gamma=1.0 / (X.shape[1] * X.var()))
     assert est.cost_ == pytest.approx(dasgupta_cost(S, est.tree_))
-    Z = linkage(condensed_distance(X, "rbf"), "average")
+    Z = linkage(condensed_distance(X / np.std(X), "rbf"), "average")  # the default unit
     assert est.base_cost_ == pytest.approx(dasgupta_cost(S, Z), rel=1e-10)
 
 
@@ -239,7 +239,7 @@ def test_base_cost_of_every_linkage_matches_metric(method):
     # other linkages from the similarity sweep; both equal the metric
     X, colour = coloured_blobs(80, [0.6, 0.4], 7)
     est = FairHierarchicalClustering(h=8, linkage=method).fit(X, sensitive_features=colour)
-    Z = linkage(condensed_distance(X, "inverse_distance"), method)
+    Z = linkage(condensed_distance(X / np.std(X), "inverse_distance"), method)
     assert est.base_cost_ == pytest.approx(dasgupta_cost(_similarity(X), Z), rel=1e-10)
 
 
