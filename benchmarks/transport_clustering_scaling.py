@@ -12,8 +12,12 @@ Run: ``python benchmarks/transport_clustering_scaling.py [--quick] [--sizes 1000
 """
 
 import json
+import logging
+import os
+import re
 import subprocess
 import sys
+import time
 
 import pandas as pd
 from _harness import Report, parser, peak_rss_mb, timed
@@ -29,14 +33,43 @@ def worker(n, registration):
 
     X, Y, _, _ = gaussian_clouds(n, D, 0)
     before = peak_rss_mb()
-    est, seconds = timed(TransportClustering(K, registration=registration, random_state=0).fit,
-                         X, X_target=Y)
+    stages = StageLog()
+    logging.getLogger("skpapers.transport").addHandler(stages)
+    cpu = time.process_time()
+    est, seconds = timed(
+        TransportClustering(K, registration=registration, random_state=0, verbose=1).fit,
+        X, X_target=Y)
     print(json.dumps({
-        "n": n, "registration": registration, "seconds": seconds, "cost": est.cost_,
+        "n": n, "registration": registration, "seconds": seconds,
+        "cpu_seconds": time.process_time() - cpu, **stages.seconds(),
+        "load_1min_after": os.getloadavg()[0], "cost": est.cost_,
         "registration_cost": est.registration_cost_, "n_iter": est.n_iter_,
         "rss_before_fit_MB": before, "peak_rss_MB": peak_rss_mb(),
         "n(K+d) float64 MB": n * (K + D) * 8 / 2**20,
     }))
+
+
+class StageLog(logging.Handler):
+    """Collects the elapsed seconds of the fit's stage lines (verbose=1)."""
+
+    KEYS = (("registration done", "registered at s"), ("of the sources done", "sources done at s"),
+            ("of the targets done", "targets done at s"))
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.lines = []
+
+    def emit(self, record):
+        self.lines.append(record.getMessage())
+
+    def seconds(self):
+        out = {}
+        for line in self.lines:
+            for key, name in self.KEYS:
+                found = re.search(r"\(([0-9.]+) s\)$", line)
+                if key in line and found:
+                    out[name] = float(found.group(1))
+        return out
 
 
 def main():
