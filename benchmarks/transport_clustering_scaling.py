@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 from _harness import Report, parser, peak_rss_mb, timed
@@ -33,14 +34,16 @@ def worker(n, registration):
 
     X, Y, _, _ = gaussian_clouds(n, D, 0)
     before = peak_rss_mb()
-    stages = StageLog()
-    logging.getLogger("skpapers.transport").addHandler(stages)
+    logging.getLogger("skpapers.transport").addHandler(stages := StageLog())
     cpu = time.process_time()
     est, seconds = timed(
         TransportClustering(K, registration=registration, random_state=0, verbose=1).fit,
         X, X_target=Y)
+    import skpapers
+
     print(json.dumps({
-        "n": n, "registration": registration, "seconds": seconds,
+        "n": n, "registration": registration, "skpapers": str(Path(skpapers.__file__).parent),
+        "seconds": seconds,
         "cpu_seconds": time.process_time() - cpu, **stages.seconds(),
         "load_1min_after": os.getloadavg()[0], "cost": est.cost_,
         "registration_cost": est.registration_cost_, "n_iter": est.n_iter_,
@@ -50,25 +53,29 @@ def worker(n, registration):
 
 
 class StageLog(logging.Handler):
-    """Collects the elapsed seconds of the fit's stage lines (verbose=1)."""
+    """Wall and CPU seconds of the fit at its stage lines (verbose=1)."""
 
-    KEYS = (("registration done", "registered at s"), ("of the sources done", "sources done at s"),
-            ("of the targets done", "targets done at s"))
+    KEYS = (("registration done", "registration"), ("of the sources done", "sources"),
+            ("of the targets done", "targets"))
 
     def __init__(self):
         super().__init__(logging.INFO)
         self.lines = []
+        self.cpu0 = time.process_time()
 
     def emit(self, record):
-        self.lines.append(record.getMessage())
+        self.lines.append((record.getMessage(), time.process_time() - self.cpu0))
 
     def seconds(self):
-        out = {}
-        for line in self.lines:
+        """Wall and CPU seconds spent in each stage (differences of the stage lines)."""
+        out, wall0, cpu0 = {}, 0.0, 0.0
+        for line, cpu in self.lines:
             for key, name in self.KEYS:
                 found = re.search(r"\(([0-9.]+) s\)$", line)
                 if key in line and found:
-                    out[name] = float(found.group(1))
+                    wall = float(found.group(1))
+                    out[f"{name} s"], out[f"{name} cpu s"] = wall - wall0, cpu - cpu0
+                    wall0, cpu0 = wall, cpu
         return out
 
 
@@ -85,8 +92,11 @@ def main():
     runs = [(n, "auto") for n in sizes] + [(n, "hierarchical") for n in sizes if n <= 5000]
     rows = []
     for n, reg in sorted(runs):
+        # the worker imports the skpapers next to this folder, not an installed copy
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
         res = subprocess.run([sys.executable, __file__, "--worker", str(n), reg],
-                             capture_output=True, text=True, timeout=3600)
+                             capture_output=True, text=True, timeout=7200, env=env)
         rows.append(json.loads(res.stdout.strip().splitlines()[-1]) if res.returncode == 0
                     else {"n": n, "registration": reg, "error": res.stderr[-300:]})
         print(rows[-1], flush=True)
