@@ -112,7 +112,8 @@ class TransportClustering(
         as a (Kantorovich) coupling rounded onto the transport polytope.
         ``"hierarchical"``: bijection by recursive balanced splits (squared
         Euclidean, n = m, uniform weights; leaf blocks and the seams between
-        them solved exactly), no n x m matrix anywhere (factored mode). ``"auto"``: identity in self-transport; ``"exact"`` for n = m with
+        them solved exactly), no n x m matrix anywhere (factored mode).
+        ``"auto"``: identity in self-transport; ``"exact"`` for n = m with
         uniform weights when n x m is at most ``max_dense_entries``;
         ``"hierarchical"`` above it (squared Euclidean); for unequal sizes or
         weights, ``"exact"`` up to n x m = 2**18 (where the linear program is as
