@@ -225,8 +225,8 @@ def _hierarchical_assignment(
     targets of the block (the difference of a point's two co-cluster costs;
     ``split="tc"``), or from the projection of both sides on the leading
     principal direction of the block (``split="pca"``, sliced matching;
-    ``"auto"`` uses it below the top six levels of the tree, for blocks of at
-    most ``max(leaf_size, n / 64)`` pairs).
+    ``"auto"`` uses it below the top four levels of the tree, for blocks of at
+    most ``max(leaf_size, n / 16)`` pairs).
     ``leaf_size`` None means 1024 up to n = 65536, 512 up to 262144, else 256
     (the leaves cost O(n leaf_size^1.5) time).
 
@@ -239,7 +239,7 @@ def _hierarchical_assignment(
     n = X.shape[0]
     if leaf_size is None:
         leaf_size = 1024 if n <= 65536 else 512 if n <= 262144 else 256
-    tc_split_size = max(leaf_size, n // 64)
+    tc_split_size = max(leaf_size, n // 16)
     sigma = np.empty(n, dtype=np.intp)
     stack = [(np.arange(n), np.arange(n))]
     windows = []
