@@ -7,13 +7,23 @@ which includes the interpreter and the data; ``n(K+d) float64 MB`` is the size
 of one n x (K + d) array for comparison). Data: ``make_blobs``-style Gaussian
 clouds in d = 50 with 15 planted clusters, K = 50, factored squared Euclidean
 cost; ``registration="auto"`` is exact while n^2 <= 2.5e7, else hierarchical.
+Besides the wall time, every row gives the process CPU seconds (all threads)
+and the wall and CPU seconds of each stage (registration, clustering of the
+sources, of the targets): on a shared machine the CPU seconds are the
+load-independent measure, and the wall time on two idle cores is at least half
+of them.
 
 Run: ``python benchmarks/transport_clustering_scaling.py [--quick] [--sizes 1000,1000000]``.
 """
 
 import json
+import logging
+import os
+import re
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pandas as pd
 from _harness import Report, parser, peak_rss_mb, timed
@@ -29,14 +39,49 @@ def worker(n, registration):
 
     X, Y, _, _ = gaussian_clouds(n, D, 0)
     before = peak_rss_mb()
-    est, seconds = timed(TransportClustering(K, registration=registration, random_state=0).fit,
-                         X, X_target=Y)
+    logging.getLogger("skpapers.transport").addHandler(stages := StageLog())
+    cpu = time.process_time()
+    est, seconds = timed(
+        TransportClustering(K, registration=registration, random_state=0, verbose=1).fit,
+        X, X_target=Y)
+    import skpapers
+
+    assert Path(skpapers.__file__).parents[1] == Path(__file__).resolve().parents[1]
     print(json.dumps({
-        "n": n, "registration": registration, "seconds": seconds, "cost": est.cost_,
+        "n": n, "registration": registration, "seconds": seconds,
+        "cpu_seconds": time.process_time() - cpu, **stages.seconds(),
+        "load_1min_after": os.getloadavg()[0], "cost": est.cost_,
         "registration_cost": est.registration_cost_, "n_iter": est.n_iter_,
         "rss_before_fit_MB": before, "peak_rss_MB": peak_rss_mb(),
         "n(K+d) float64 MB": n * (K + D) * 8 / 2**20,
     }))
+
+
+class StageLog(logging.Handler):
+    """Wall and CPU seconds of the fit at its stage lines (verbose=1)."""
+
+    KEYS = (("registration done", "registration"), ("of the sources done", "sources"),
+            ("of the targets done", "targets"))
+
+    def __init__(self):
+        super().__init__(logging.INFO)
+        self.lines = []
+        self.cpu0 = time.process_time()
+
+    def emit(self, record):
+        self.lines.append((record.getMessage(), time.process_time() - self.cpu0))
+
+    def seconds(self):
+        """Wall and CPU seconds spent in each stage (differences of the stage lines)."""
+        out, wall0, cpu0 = {}, 0.0, 0.0
+        for line, cpu in self.lines:
+            for key, name in self.KEYS:
+                found = re.search(r"\(([0-9.]+) s\)$", line)
+                if key in line and found:
+                    wall = float(found.group(1))
+                    out[f"{name} s"], out[f"{name} cpu s"] = wall - wall0, cpu - cpu0
+                    wall0, cpu0 = wall, cpu
+        return out
 
 
 def main():
@@ -52,8 +97,11 @@ def main():
     runs = [(n, "auto") for n in sizes] + [(n, "hierarchical") for n in sizes if n <= 5000]
     rows = []
     for n, reg in sorted(runs):
+        # the worker imports the skpapers next to this folder, not an installed copy
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
         res = subprocess.run([sys.executable, __file__, "--worker", str(n), reg],
-                             capture_output=True, text=True, timeout=3600)
+                             capture_output=True, text=True, timeout=7200, env=env)
         rows.append(json.loads(res.stdout.strip().splitlines()[-1]) if res.returncode == 0
                     else {"n": n, "registration": reg, "error": res.stderr[-300:]})
         print(rows[-1], flush=True)

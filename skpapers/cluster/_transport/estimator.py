@@ -110,9 +110,10 @@ class TransportClustering(
         ``"sinkhorn"``: log-domain entropic plan with epsilon-scaling down to
         ``reg``, rounded to a permutation when n = m with uniform weights, else kept
         as a (Kantorovich) coupling rounded onto the transport polytope.
-        ``"hierarchical"``: bijection by recursive balanced rank-2 splits (squared
-        Euclidean, n = m, uniform weights), no n x m matrix anywhere (factored
-        mode). ``"auto"``: identity in self-transport; ``"exact"`` for n = m with
+        ``"hierarchical"``: bijection by recursive balanced splits (squared
+        Euclidean, n = m, uniform weights; leaf blocks and the seams between
+        them solved exactly), no n x m matrix anywhere (factored mode).
+        ``"auto"``: identity in self-transport; ``"exact"`` for n = m with
         uniform weights when n x m is at most ``max_dense_entries``;
         ``"hierarchical"`` above it (squared Euclidean); for unequal sizes or
         weights, ``"exact"`` up to n x m = 2**18 (where the linear program is as
@@ -224,7 +225,13 @@ class TransportClustering(
     leaves ``Q`` soft, which costs up to several percent, and restricting
     co-clusters to a source set and its registered image costs 1-3 % on
     weakly clustered data in 10 or more dimensions; ``refine="none"``
-    reproduces the paper's plan. With a precomputed cost the
+    reproduces the paper's plan. In the factored mode above 65,536 points
+    with hardening (``refine`` other than ``"none"``), mirror descent runs on
+    65,536 random registered pairs; every point then joins the co-cluster of
+    its smallest gradient entry and hardening runs on all points (at
+    n = 20,000: 0.003 % above the full run with 10,000 pairs, for 30 % less
+    time); ``n_iter_`` counts the iterations on the subsample. With a
+    precomputed cost the
     K-means initialisation clusters the rows of the cost matrix.
 
     With cross-validation and m = n, scikit-learn slices every fit parameter of

@@ -141,3 +141,28 @@ def _init_log_q(Z, a, n_clusters, init, init_mix, rng):
     mixed = (1.0 - init_mix) * hard + init_mix * rand
     with np.errstate(divide="ignore"):
         return np.log(mixed)
+
+
+def _assign_by_gradient(cost, sample_cost, Q, *, block=1 << 15):
+    """Hard labels of every row of a factored cost from a plan fitted on a subsample.
+
+    ``sample_cost = (A_s, B_s)`` holds the rows of a random subsample of the
+    registered pairs, ``Q`` its (soft) assignment. Every row of ``cost = (A, B)``
+    goes to the co-cluster with the smallest gradient entry,
+    ``argmin_k (A_i . B_s^T q_k + B_i . A_s^T q_k) / g_k - q_k^T C_s q_k / g_k^2``:
+    its expected cost to the co-cluster's members, which only needs the
+    subsample's co-cluster sums, in O(n K p) time and O(block K) extra memory.
+    """
+    A, B = cost
+    g = np.maximum(Q.sum(axis=0), G_MIN)
+    MA, MB = sample_cost[0].T @ Q, sample_cost[1].T @ Q
+    quad = np.einsum("pk,pk->k", MA, MB) / g**2
+    MA, MB = MA / g, MB / g
+    labels = np.empty(A.shape[0], dtype=np.intp)
+    for start in range(0, A.shape[0], block):
+        sl = slice(start, min(start + block, A.shape[0]))
+        G = A[sl] @ MB
+        G += B[sl] @ MA
+        G -= quad
+        labels[sl] = np.argmin(G, axis=1)
+    return labels

@@ -44,8 +44,12 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100):
     ``g_k`` the mass of cluster k (``q_k`` the masses ``w`` of its points).
     Every point gets the exact change of ``F`` for moving it to every other
     cluster; all improving moves are applied at once, and if ``F`` does not
-    decrease, only the best half of them, and so on.
+    decrease, only the best half of them, and so on. A factored cost
+    ``(A, B)`` costs one (n, 2p) x (2p, K) product per sweep (cluster sums by
+    sparse one-hot products, moves scored in row blocks of bounded memory).
     """
+    if isinstance(cost, tuple):
+        return _harden_factored(cost, labels, w, n_clusters, max_sweeps=max_sweeps)
     labels = np.asarray(labels).copy()
     n = labels.shape[0]
     rows = np.arange(n)
@@ -58,21 +62,7 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100):
         s = np.einsum("ik,ik->k", Q, U)
         f = np.divide(s, g, out=np.zeros_like(s), where=g > G_MIN)
         F = float(f.sum())
-        uv = U + V
-        w2c = (w**2 * c)[:, None]
-        # remove every point from its cluster
-        k = labels
-        s_out = s[k] - w * uv[rows, k] + w**2 * c
-        g_out = g[k] - w
-        f_out = np.divide(s_out, g_out, out=np.zeros_like(s_out), where=g_out > G_MIN)
-        gain_out = f_out - f[k]
-        # add it to every cluster
-        s_in = s[None, :] + w[:, None] * uv + w2c
-        g_in = g[None, :] + w[:, None]
-        delta = s_in / np.maximum(g_in, G_MIN) - f[None, :] + gain_out[:, None]
-        delta[rows, k] = 0.0
-        best = np.argmin(delta, axis=1)
-        gain = delta[rows, best]
+        best, gain = _best_moves(U + V, labels, w, c, s, g, f)
         movers = np.flatnonzero(gain < -1e-12 * max(abs(F), 1e-300))
         if movers.size == 0:
             return labels, sweep
@@ -83,12 +73,102 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100):
             Qt = np.zeros((n, K))
             Qt[rows, trial] = w
             gt = Qt.sum(axis=0)
-            if isinstance(cost, tuple):
-                st = np.einsum("pk,pk->k", cost[0].T @ Qt, cost[1].T @ Qt)
-            else:
-                st = np.einsum("ik,ik->k", Qt, cost @ Qt)
+            st = np.einsum("ik,ik->k", Qt, cost @ Qt)
             if _objective(st, gt) < F:
                 labels = trial
+                break
+            movers = movers[: movers.size // 2]
+        else:
+            return labels, sweep
+    return labels, max_sweeps
+
+
+def _best_moves(uv, labels, w, c, s, g, f):
+    """Best target cluster of every point and the exact change of ``F`` it brings.
+
+    ``uv = (C + C^T) Q`` restricted to the points, ``c = diag(C)`` for them.
+    """
+    rows = np.arange(labels.shape[0])
+    k = labels
+    # remove every point from its cluster
+    s_out = s[k] - w * uv[rows, k] + w**2 * c
+    g_out = g[k] - w
+    f_out = np.divide(s_out, g_out, out=np.zeros_like(s_out), where=g_out > G_MIN)
+    gain_out = f_out - f[k]
+    # add it to every cluster
+    delta = uv * w[:, None]
+    delta += s[None, :] + (w**2 * c)[:, None]
+    delta /= np.maximum(g[None, :] + w[:, None], G_MIN)
+    delta -= f[None, :]
+    delta += gain_out[:, None]
+    delta[rows, k] = 0.0
+    best = np.argmin(delta, axis=1)
+    return best, delta[rows, best]
+
+
+def _cluster_sums(M, labels, w, n_clusters):
+    """``Q^T M`` for the one-hot assignment ``Q[i, labels[i]] = w[i]`` in O(n p)."""
+    n = labels.shape[0]
+    H = sparse.csr_matrix((w, (labels, np.arange(n))), shape=(n_clusters, n))
+    return np.asarray(H @ M)
+
+
+def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 15):
+    A, B = cost
+    c = np.einsum("ij,ij->i", A, B)
+    labels = np.asarray(labels).copy()
+    n = labels.shape[0]
+    K = n_clusters
+    uniform = bool(np.all(w == w[0]))
+
+    def state(lab):
+        MA, MB = _cluster_sums(A, lab, w, K), _cluster_sums(B, lab, w, K)
+        g = np.bincount(lab, weights=w, minlength=K)
+        return MA, MB, g, np.einsum("kp,kp->k", MA, MB)
+
+    MA, MB, g, s = state(labels)
+    for sweep in range(1, max_sweeps + 1):
+        f = np.divide(s, g, out=np.zeros_like(s), where=g > G_MIN)
+        F = float(f.sum())
+        best = np.empty(n, dtype=np.intp)
+        gain = np.empty(n)
+        if uniform:
+            # equal masses w0: the change of F for a move into cluster k is affine in
+            # the row (A_i, B_i, c_i), so one product per block scores every move
+            w0 = float(w[0])
+            den = g + w0
+            TA, TB = MB.T * (w0 / den), MA.T * (w0 / den)
+            tc, t1 = w0**2 / den, s / den - f
+        for start in range(0, n, block):
+            sl = slice(start, min(start + block, n))
+            if not uniform:
+                uv = A[sl] @ MB.T + B[sl] @ MA.T
+                best[sl], gain[sl] = _best_moves(uv, labels[sl], w[sl], c[sl], s, g, f)
+                continue
+            lab, rows = labels[sl], np.arange(sl.stop - sl.start)
+            own = np.einsum("ij,ij->i", A[sl], MB[lab]) + np.einsum("ij,ij->i", B[sl], MA[lab])
+            s_out = s[lab] - w0 * own + w0**2 * c[sl]
+            g_out = g[lab] - w0
+            f_out = np.divide(s_out, g_out, out=np.zeros_like(s_out), where=g_out > G_MIN)
+            E = A[sl] @ TA
+            E += B[sl] @ TB
+            E += np.outer(c[sl], tc)
+            E += t1
+            E[rows, lab] = np.inf
+            b = np.argmin(E, axis=1)
+            best[sl] = b
+            gain[sl] = E[rows, b] + (f_out - f[lab])
+        movers = np.flatnonzero(gain < -1e-12 * max(abs(F), 1e-300))
+        if movers.size == 0:
+            return labels, sweep
+        movers = movers[np.argsort(gain[movers])]
+        while movers.size:
+            trial = labels.copy()
+            trial[movers] = best[movers]
+            new = state(trial)
+            if _objective(new[3], new[2]) < F:
+                labels = trial
+                MA, MB, g, s = new
                 break
             movers = movers[: movers.size // 2]
         else:

@@ -21,7 +21,11 @@ from skpapers.cluster._transport.cost import (
     sqeuclidean_factors,
     sqeuclidean_scale,
 )
-from skpapers.cluster._transport.generalized_kmeans import _gkms, _init_log_q
+from skpapers.cluster._transport.generalized_kmeans import (
+    _assign_by_gradient,
+    _gkms,
+    _init_log_q,
+)
 from skpapers.cluster._transport.polish import _harden, _polish, _polish_weighted
 from skpapers.cluster._transport.registration import (
     _assignment,
@@ -64,6 +68,11 @@ _LP_ENTRIES_PER_VARIABLE = 160
 
 # unequal sizes or weights: the polishing linear programs have (n + m) K variables
 _POLISH_LP_ENTRIES = 200_000
+
+# factored mode with hardening: above this many points, mirror descent runs on
+# this many random registered pairs, every point then takes the co-cluster of
+# its smallest gradient entry and hardening runs on all points
+_GKMS_SAMPLE = 65_536
 
 PARAMETER_CONSTRAINTS = {
     "n_clusters": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -256,6 +265,24 @@ def _cluster_one_side(
     registered = registration.registered_cost(cost_n, direction)
     if not isinstance(init, str) and direction == 2:
         init = registration.transfer(init, 1)
+    n = weights.shape[0]
+    if harden and isinstance(registered, tuple) and n > _GKMS_SAMPLE:
+        idx = np.sort(rng.choice(n, _GKMS_SAMPLE, replace=False))
+        sample = (registered[0][idx], registered[1][idx])
+        w = weights[idx] / weights[idx].sum()
+        log_q0 = _init_log_q(
+            Z[idx], w, n_clusters, init if isinstance(init, str) else init[idx], init_mix, rng
+        )
+        S, n_iter = _gkms(
+            sample, log_q0, w, step_size=step_size, max_iter=max_iter, progress=progress
+        )
+        labels, _ = _harden(
+            registered, _assign_by_gradient(registered, sample, S), weights, n_clusters
+        )
+        start = np.zeros((n, n_clusters))
+        start[np.arange(n), labels] = weights
+        other = registration.transfer(start, direction)
+        return [(start, other) if direction == 1 else (other, start)], n_iter
     log_q0 = _init_log_q(Z, weights, n_clusters, init, init_mix, rng)
     S, n_iter = _gkms(
         registered, log_q0, weights, step_size=step_size, max_iter=max_iter, progress=progress
