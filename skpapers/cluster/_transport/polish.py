@@ -63,24 +63,35 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100):
         f = np.divide(s, g, out=np.zeros_like(s), where=g > G_MIN)
         F = float(f.sum())
         best, gain = _best_moves(U + V, labels, w, c, s, g, f)
-        movers = np.flatnonzero(gain < -1e-12 * max(abs(F), 1e-300))
-        if movers.size == 0:
-            return labels, sweep
-        movers = movers[np.argsort(gain[movers])]
-        while movers.size:
-            trial = labels.copy()
-            trial[movers] = best[movers]
+
+        def evaluate(trial):
             Qt = np.zeros((n, K))
             Qt[rows, trial] = w
-            gt = Qt.sum(axis=0)
-            st = np.einsum("ik,ik->k", Qt, cost @ Qt)
-            if _objective(st, gt) < F:
-                labels = trial
-                break
-            movers = movers[: movers.size // 2]
-        else:
+            return _objective(np.einsum("ik,ik->k", Qt, cost @ Qt), Qt.sum(axis=0)), None
+
+        trial, _ = _apply_moves(labels, best, gain, F, evaluate)
+        if trial is None:
             return labels, sweep
+        labels = trial
     return labels, max_sweeps
+
+
+def _apply_moves(labels, best, gain, F, evaluate):
+    """Apply the improving moves, best first, halving them until ``F`` decreases.
+
+    ``evaluate(trial)`` returns ``(F_trial, state)``; the result is
+    ``(trial, state)``, or ``(None, None)`` when no move lowers ``F``.
+    """
+    movers = np.flatnonzero(gain < -1e-12 * max(abs(F), 1e-300))
+    movers = movers[np.argsort(gain[movers])]
+    while movers.size:
+        trial = labels.copy()
+        trial[movers] = best[movers]
+        objective, state = evaluate(trial)
+        if objective < F:
+            return trial, state
+        movers = movers[: movers.size // 2]
+    return None, None
 
 
 def _best_moves(uv, labels, w, c, s, g, f):
@@ -158,21 +169,15 @@ def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 
             b = np.argmin(E, axis=1)
             best[sl] = b
             gain[sl] = E[rows, b] + (f_out - f[lab])
-        movers = np.flatnonzero(gain < -1e-12 * max(abs(F), 1e-300))
-        if movers.size == 0:
-            return labels, sweep
-        movers = movers[np.argsort(gain[movers])]
-        while movers.size:
-            trial = labels.copy()
-            trial[movers] = best[movers]
+        def evaluate(trial):
             new = state(trial)
-            if _objective(new[3], new[2]) < F:
-                labels = trial
-                MA, MB, g, s = new
-                break
-            movers = movers[: movers.size // 2]
-        else:
+            return _objective(new[3], new[2]), new
+
+        trial, new = _apply_moves(labels, best, gain, F, evaluate)
+        if trial is None:
             return labels, sweep
+        labels = trial
+        MA, MB, g, s = new
     return labels, max_sweeps
 
 
