@@ -131,8 +131,9 @@ def robust_whitening(X, method, eps, random_state):
         U = (X - med) / mad
         mcd = MinCovDet(support_fraction=1.0 - eps, random_state=random_state).fit(U)
         location = med + mad * mcd.location_
-        W = _inv_sqrt(mcd.covariance_) / mad[:, None]
-        Z = (U - mcd.location_) @ _inv_sqrt(mcd.covariance_)
+        root = _inv_sqrt(mcd.covariance_)
+        W = root / mad[:, None]
+        Z = (U - mcd.location_) @ root
     return location.astype(X.dtype), W.astype(X.dtype), Z.astype(X.dtype, copy=False)
 
 
