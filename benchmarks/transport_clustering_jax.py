@@ -40,11 +40,13 @@ Methods already feasible (marginal error <= 1e-9) keep their cost.
 feasible cost among the other methods on the same instance.
 
 Cells: Gaussian clouds (15 planted clusters; n = m = 1000, d in {2, 10, 50},
-K in {10, 50}; table J) and two moons to eight Gaussians (n = m = 1000,
-noise 0.1, K in {10, 50}; table M); ``--n 2000`` adds n = m = 2000.
+K in {10, 25, 50}; table J) and two moons to eight Gaussians (n = m = 1000,
+noise 0.1, the same K; table M); ``--n 1000,2000`` adds n = m = 2000, ``--K``
+and ``--d`` choose the ranks and dimensions.
 
 Run: ``SKPAPERS_TC_AUTHORS=<checkout> python benchmarks/transport_clustering_jax.py
-[--quick] [--seeds S] [--only J,M] [--authors DIR] [--n 1000,2000]``.
+[--quick] [--seeds S] [--only J,M] [--authors DIR] [--n 1000,2000] [--d 2,10,50]
+[--K 10,25,50]``.
 """
 
 import importlib
@@ -244,13 +246,14 @@ def main():
                    help="checkout of the authors' code (default: $SKPAPERS_TC_AUTHORS)")
     p.add_argument("--n", default="1000", help="comma-separated n = m (default 1000)")
     p.add_argument("--d", default="2,10,50", help="comma-separated dimensions of table J")
+    p.add_argument("--K", default="10,25,50", help="comma-separated ranks (default 10,25,50)")
     p.add_argument("--summary-only", action="store_true",
                    help="rebuild the tables from the stored raw rows (e.g. of a stopped run)")
     args = p.parse_args()
     seeds = tuple(range(args.seeds))
     ns = (200,) if args.quick else tuple(int(v) for v in args.n.split(","))
     ds = (2,) if args.quick else tuple(int(v) for v in args.d.split(","))
-    Ks = (10,) if args.quick else (10, 50)
+    Ks = (10,) if args.quick else tuple(int(v) for v in args.K.split(","))
     module, why = load_authors(args.authors)
     fits = methods(module)
     notes = [] if HAS_OTT else ["ott-jax LRSinkhorn skipped: JAX and ott-jax are not installed."]
