@@ -284,8 +284,14 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False)
     First removes rows whose squared norm is atypical (``_shell_weights``),
     then down-weights points with large projections on the top eigenvector of
     the weighted covariance (Steinhardt style) until its eigenvalue is at the
-    inlier level ``(1 + sqrt(d/n))^2 + eps log(1/eps)``, never removing more
-    than ``2 eps n`` rows in all.
+    inlier level ``(1 + sqrt(d/n))^2 + eps log(1/eps) / 4``, never removing
+    more than ``2 eps n`` rows in all. The level and the projections that
+    count as large (beyond 3) are in units of the robust variance along the
+    eigenvector (the squared MAD-based sd of the kept rows' projections; 1 on
+    clean whitened rows): outliers that spread along one direction inflate the
+    whitening's scale there, so that the clean rows look squeezed along it
+    (variance 0.7 with a fifth of the rows at variance 10) and the excess
+    variance of the outliers hides below an absolute level.
 
     Returns
     -------
@@ -295,7 +301,7 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False)
     if eps <= 0 or eps * n < 1:
         return np.ones(n, dtype=bool)
     w = _shell_weights(Z, eps, centred=centred)
-    threshold = mp_edge(n, d) + eps * np.log(1.0 / eps)
+    threshold = mp_edge(n, d) + 0.25 * eps * np.log(1.0 / eps)
     budget = 2.0 * eps * n
     v = rng.standard_normal(d)
     v /= np.linalg.norm(v)
@@ -311,9 +317,12 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False)
             v = u / nu
         tau = Z @ v - m @ v
         lam = (w @ np.square(tau)) / sw
-        if lam <= threshold:
+        kept = tau[w > 0.5]
+        unit = np.square(_MAD_TO_SD * np.median(np.abs(kept - np.median(kept))))
+        unit = unit if unit > 0 else 1.0
+        if lam <= threshold * unit:
             break
-        score = np.square(tau) * (np.abs(tau) > 3.0)
+        score = np.square(tau) * (np.abs(tau) > 3.0 * np.sqrt(unit))
         smax = score[w > 0].max()
         if not smax > 0:
             break
