@@ -655,7 +655,11 @@ def test_covariate_filter_measures_excess_variance_in_robust_units():
     u = np.ones(d) / np.sqrt(d)
     X[:k] = 3.0 * rng.standard_normal(k)[:, None] * u + rng.standard_normal((k, d))
     _, W, Z = robust_whitening(X, "trimmed", 0.25, rng)
-    keep = covariate_filter(Z, 0.25, np.random.RandomState(1))
+    state = {}
+    keep = covariate_filter(Z, 0.25, np.random.RandomState(1), state=state)
+    # the last eigenvector warm-starts the next call (the pass over all rows)
+    again = covariate_filter(Z, 0.25, np.random.RandomState(2), state=state)
+    assert state["v"].shape == (d,) and (again == keep).mean() > 0.999
     v = np.linalg.solve(W, u)
     p = Z @ (v / np.linalg.norm(v))
     clean = np.arange(n) >= k
