@@ -20,10 +20,12 @@ from skpapers.linear_model import RobustSingleIndexRegressor
 from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
 from skpapers.linear_model._single_index.robust_statistics import (
     _shell_weights,
+    covariate_filter,
     duplicate_mask,
     huber_clip,
     mp_edge,
     robust_mean,
+    robust_whitening,
     squeeze_mask,
     trimmed_mse,
 )
@@ -640,6 +642,30 @@ def test_covariance_aware_hijack_within_twice_the_oracle(attack):
     for eps in (0.05, 0.1, 0.2):
         oracle, ours = _oracle_and_ours("gelu", eps, attack, 13, cond=1e3)
         assert ours <= 2 * oracle, (attack, eps, ours, oracle)
+
+
+def test_covariate_filter_measures_excess_variance_in_robust_units():
+    # a fifth of the rows spread along u (variance 10): the whitening's robust scale
+    # along u is inflated, so the clean rows look squeezed there (variance ~0.7);
+    # the filter's level is in units of the robust variance along its direction, so
+    # it keeps filtering where an absolute level stopped (kept/clean variance 1.7-2.1)
+    rng = np.random.RandomState(7)
+    n, d, k = 10_000, 20, 2000
+    X = rng.standard_normal((n, d))
+    u = np.ones(d) / np.sqrt(d)
+    X[:k] = 3.0 * rng.standard_normal(k)[:, None] * u + rng.standard_normal((k, d))
+    _, W, Z = robust_whitening(X, "trimmed", 0.25, rng)
+    state = {}
+    keep = covariate_filter(Z, 0.25, np.random.RandomState(1), state=state)
+    # the last eigenvector warm-starts the next call (the pass over all rows)
+    again = covariate_filter(Z, 0.25, np.random.RandomState(2), state=state)
+    assert state["v"].shape == (d,) and (again == keep).mean() > 0.999
+    v = np.linalg.solve(W, u)
+    p = Z @ (v / np.linalg.norm(v))
+    clean = np.arange(n) >= k
+    assert p[clean].var() < 0.8  # the squeeze the level must see through
+    assert p[keep].var() <= 1.5 * p[clean].var(), (p[keep].var(), p[clean].var())
+    assert keep[clean].mean() >= 0.99
 
 
 def test_duplicate_mask_keeps_clean_rows_and_one_row_per_cluster():

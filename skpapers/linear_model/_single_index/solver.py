@@ -403,12 +403,14 @@ def _subsample_size(n, d, floor=20_000, per_feature=400):
     return m if n > 2 * m else None
 
 
-def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=None):
+def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=None,
+             filter_state=None):
     """Clusters, squeezed rows, robust whitening (or the given one), covariate filter.
 
     Returns the kept-row mask over X, the location and whitening, the
     whitened kept rows with their responses, and the direction of the
     squeeze test (reused, with the given whitening, on all rows).
+    ``filter_state`` warm-starts the covariate filter from the previous call.
     """
     n = X.shape[0]
     full = location is None
@@ -441,10 +443,11 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=N
                   "as copies in tight clusters or squeezed towards a line")
     keep = np.zeros(n, dtype=bool)
     if full:
-        keep[~clustered] = covariate_filter(Z, eps, rng)
+        keep[~clustered] = covariate_filter(Z, eps, rng, state=filter_state)
     else:  # all rows after a subsample fit: a cheaper filter
         keep[~clustered] = covariate_filter(
-            Z, eps, rng, max_rounds=4, n_power=(6, 2), centred=whiten is not None
+            Z, eps, rng, max_rounds=4, n_power=(6, 2), centred=whiten is not None,
+            state=filter_state,
         )
     if clustered.any():
         Z, y_k = Z[keep[~clustered]], y[keep]
@@ -694,7 +697,10 @@ def robust_single_index(
         progress.stage(f"robust stages on a subsample of {sub} rows, the refit on all rows")
     else:
         Xs, ys = X, y
-    keep, location, W, Z, y_k, direction = _prepare(Xs, ys, eps, whiten, rng, verbose)
+    filter_state = {}
+    keep, location, W, Z, y_k, direction = _prepare(
+        Xs, ys, eps, whiten, rng, verbose, filter_state=filter_state
+    )
     location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
 
     if start is not None:
@@ -732,7 +738,7 @@ def robust_single_index(
     if sub is not None:  # one more refit round on all rows
         del Z, y_k
         keep, _, _, Z, y_k, _ = _prepare(
-            X, y, eps, whiten, rng, verbose, location, W, direction
+            X, y, eps, whiten, rng, verbose, location, W, direction, filter_state
         )
         theta, b, it, _ = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
