@@ -274,6 +274,14 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         -------
         self : object
             Fitted estimator.
+
+        Warns
+        -----
+        FlaggingWarning
+            With ``restore_samples="flagged"``, when the samples are so far from
+            the fitted subspace that the flagging threshold reaches the distance
+            of a random direction (partly permuted samples are then not flagged;
+            see Notes).
         """
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
         self.components_, _, result = unlabeled_pca(X, restore=False, **self.get_params())

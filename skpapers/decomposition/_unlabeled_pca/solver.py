@@ -367,6 +367,13 @@ def unlabeled_pca(
     result : UnlabeledPCAResult
         Distances, threshold, flagged samples, iterations, LSRF tolerance.
 
+    Warns
+    -----
+    FlaggingWarning
+        With ``restore_samples="flagged"``, when the flagging threshold reaches
+        the distance of a random direction (the samples are far from the
+        fitted subspace): partly permuted samples are then not flagged.
+
     See Also
     --------
     skpapers.decomposition.UnlabeledPCA : The estimator (restores new samples,
