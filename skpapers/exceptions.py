@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Warnings and exceptions raised by skpapers."""
 
-__all__ = ["SensitiveFeaturesWarning", "SkpapersPluginWarning"]
+__all__ = ["FlaggingWarning", "SensitiveFeaturesWarning", "SkpapersPluginWarning"]
 
 
 class SkpapersPluginWarning(UserWarning):
@@ -19,4 +19,16 @@ class SensitiveFeaturesWarning(UserWarning):
     Raised by :class:`~skpapers.cluster.FairHierarchicalClustering` when
     ``sensitive_features`` is None or holds a single value; the estimator
     then fits the vanilla (unconstrained) model.
+    """
+
+
+class FlaggingWarning(UserWarning):
+    """Flagging by the distance to the subspace cannot find partly permuted samples.
+
+    Raised by :class:`~skpapers.decomposition.UnlabeledPCA` (and
+    :func:`~skpapers.decomposition.unlabeled_pca`) with
+    ``restore_samples="flagged"`` when the clean samples are themselves so far
+    from the fitted subspace that the flagging threshold reaches the distance
+    of a random direction: only samples that far are flagged, and samples with
+    part of their entries permuted are left unchanged.
     """

@@ -33,9 +33,11 @@ from skpapers.testing._checks import (
 )
 from skpapers.testing._instance_generator import _param_sets
 
-pytestmark = pytest.mark.filterwarnings(
-    "ignore::skpapers.exceptions.SensitiveFeaturesWarning"
-)
+# the checks fit on random data: no protected groups, and far from any subspace
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::skpapers.exceptions.SensitiveFeaturesWarning"),
+    pytest.mark.filterwarnings("ignore::skpapers.exceptions.FlaggingWarning"),
+]
 
 
 def _builtin_instances():

@@ -17,6 +17,7 @@ from skpapers.datasets import (
 from skpapers.decomposition import UnlabeledPCA
 from skpapers.decomposition._unlabeled_pca.subspace import _flag_threshold
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import _lsrf
+from skpapers.exceptions import FlaggingWarning
 from skpapers.metrics import principal_angle, relative_restoration_error
 
 
@@ -100,7 +101,7 @@ def test_threshold_cannot_collapse(r, n_exact, rest, k):
     """Exact fits never pull the threshold below the (r + 1)-th smallest distance."""
     n_exact = min(n_exact, r)
     d = np.r_[np.full(n_exact, 1e-10), rest]
-    threshold = _flag_threshold(d, r, 50, k)
+    threshold, _ = _flag_threshold(d, r, 50, k)
     assert threshold >= np.sort(d)[r] * (1 - 1e-12)
     assert threshold <= 1.0 or threshold >= k * np.min(rest)
 
@@ -135,7 +136,8 @@ def test_flags_on_records_leave_clean_attributes_alone(alpha, seed):
     assert records  # the breast-cancer rows ship with scikit-learn
     for Z, r, columns in records:
         A = permute_records(Z, columns, alpha, random_state=seed).T
-        upca = UnlabeledPCA(r, max_iter=10000).fit(A)
+        with pytest.warns(FlaggingWarning):  # clean attributes are far from rank r
+            upca = UnlabeledPCA(r, max_iter=10000).fit(A)
         truly = np.zeros(len(A), dtype=bool)
         truly[columns] = True
         flagged, d = upca.permuted_mask_, upca.distances_
@@ -155,7 +157,8 @@ def test_flagged_restoration_never_worse_than_doing_nothing_on_scores(alpha, see
         pytest.skip("the exam scores file is not available (set SKPAPERS_DATA)")
     Z, norms, means = normalize_records(D)
     A = permute_records(Z, list(range(7, 14)), alpha, random_state=seed).T
-    A_hat = UnlabeledPCA(3, max_iter=10000).fit_restore(A)
+    with pytest.warns(FlaggingWarning):
+        A_hat = UnlabeledPCA(3, max_iter=10000).fit_restore(A)
 
     def err(B):
         return relative_restoration_error(Z * norms + means, B.T * norms + means)

@@ -148,7 +148,13 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       sample as far from the subspace as a random direction (``d**2`` 3 standard
       deviations below the mean of ``Beta((m - r) / 2, r / 2)``) is always
       flagged, unless the typical clean sample is that far. The threshold is
-      never below the ``(n_components + 1)``-th smallest distance.
+      never below the ``(n_components + 1)``-th smallest distance. When the
+      rule reaches the distance of a random direction (the clean samples are
+      far from the subspace: data far from rank ``n_components``, or a failed
+      Stage I), only samples that far can be flagged and partly permuted
+      samples are left unchanged; ``fit`` then emits a
+      :class:`~skpapers.exceptions.FlaggingWarning` (with
+      ``restore_samples="flagged"``).
     - ``lsrf_tol="auto"`` (the default; early stop of LSRF at the noise level)
       is a project extension; ``lsrf_tol=None`` is the paper's algorithm, whose
       last fit uses ``n_components + 1`` entries. On the paper's synthetic
@@ -268,6 +274,14 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         -------
         self : object
             Fitted estimator.
+
+        Warns
+        -----
+        FlaggingWarning
+            With ``restore_samples="flagged"``, when the samples are so far from
+            the fitted subspace that the flagging threshold reaches the distance
+            of a random direction (partly permuted samples are then not flagged;
+            see Notes).
         """
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
         self.components_, _, result = unlabeled_pca(X, restore=False, **self.get_params())

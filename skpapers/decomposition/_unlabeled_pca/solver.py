@@ -30,6 +30,7 @@ from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     _pseudo_likelihood,
     moment_directions,
 )
+from skpapers.exceptions import FlaggingWarning
 from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
@@ -150,6 +151,24 @@ def distances(Y, M, C, U):
     if M is not None:
         res = res * M
     return np.linalg.norm(res, axis=1) / np.where(norms > 0, norms, 1.0)
+
+
+def _warn_too_far(d, threshold, flagged, r):
+    """Warn that flagging by distance cannot find partly permuted samples here."""
+    warnings.warn(
+        f"UnlabeledPCA: most samples are far from the fitted {r}-dimensional "
+        f"subspace (median distance {np.median(d):.2f}, sine of the angle): the "
+        f"data are far from rank {r}, or too few samples are clean. The flagging "
+        f"threshold ({threshold:.2f}) is the distance of a random direction, so "
+        f"only samples that far are flagged ({int(flagged.sum())} of {d.size}); "
+        "samples with part of their entries permuted are not told apart from "
+        "clean ones, and restore_samples='flagged' leaves them unchanged. "
+        "Consider a larger n_components if the data are close to a larger "
+        "subspace, or restore_samples='all', which restores every sample (clean "
+        "ones are then replaced by their fit, which can raise their error).",
+        FlaggingWarning,
+        stacklevel=3,
+    )
 
 
 def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
@@ -348,6 +367,13 @@ def unlabeled_pca(
     result : UnlabeledPCAResult
         Distances, threshold, flagged samples, iterations, LSRF tolerance.
 
+    Warns
+    -----
+    FlaggingWarning
+        With ``restore_samples="flagged"``, when the flagging threshold reaches
+        the distance of a random direction (the samples are far from the
+        fitted subspace): partly permuted samples are then not flagged.
+
     See Also
     --------
     skpapers.decomposition.UnlabeledPCA : The estimator (restores new samples,
@@ -404,10 +430,12 @@ def unlabeled_pca(
         C = _least_squares(U, Y, M)
         d = distances(Y, M, C, U)
         m_obs = float(np.mean(M.sum(axis=1))) if M is not None else float(n_features)
-        threshold = _flag_threshold(d, r, m_obs, outlier_threshold)
+        threshold, too_far = _flag_threshold(d, r, m_obs, outlier_threshold)
         flagged = d > threshold
     progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
     progress.stage(f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}")
+    if too_far and restore_samples == "flagged":
+        _warn_too_far(d, threshold, flagged, r)
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(
         distances=d,

@@ -289,6 +289,11 @@ def _weighted_median(values, weights):
 def _flag_threshold(d, r, m, k):
     """Return a flagging threshold on the distances ``d`` that cannot collapse.
 
+    Returns the threshold and whether the clean samples are too far from the
+    subspace for it to separate partly permuted samples (step 4 below: the
+    rule reaches the distance of a random direction, so only samples that far
+    are flagged).
+
     1. The ``r`` smallest distances are left out (when ``2 r + 1`` samples or
        more remain): an l_p fit with ``p < 1`` passes through up to ``r`` samples
        exactly, and their distance (~1e-9) says nothing about the noise; with them
@@ -317,6 +322,7 @@ def _flag_threshold(d, r, m, k):
     mean = a / (a + b)
     sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
     cap = float(np.sqrt(max(mean - 3.0 * sd, 0.0)))
+    too_far = 0.0 < cap <= threshold
     if np.exp(loc) < cap:
         threshold = min(threshold, cap)
-    return threshold
+    return threshold, too_far
