@@ -277,7 +277,11 @@ def _cluster_one_side(
             sample, log_q0, w, step_size=step_size, max_iter=max_iter, progress=progress
         )
         labels, _ = _harden(
-            registered, _assign_by_gradient(registered, sample, S), weights, n_clusters
+            registered,
+            _assign_by_gradient(registered, sample, S),
+            weights,
+            n_clusters,
+            progress=progress,
         )
         start = np.zeros((n, n_clusters))
         start[np.arange(n), labels] = weights
@@ -295,7 +299,7 @@ def _cluster_one_side(
     candidates = []
     for start in starts:
         if start.ndim == 1:
-            labels, _ = _harden(registered, start, weights, n_clusters)
+            labels, _ = _harden(registered, start, weights, n_clusters, progress=progress)
             start = np.zeros((labels.shape[0], n_clusters))
             start[np.arange(labels.shape[0]), labels] = weights
         other = registration.transfer(start, direction)
