@@ -208,52 +208,55 @@ class _UniformScorer:
     The change of ``F`` for moving point i into cluster k is affine in
     ``z_i = (A_i, B_i, c_i, 1)``, ``E_ik = z_i . into_k``, and so is the decrease
     for removing it from its cluster, ``own_i = z_i . out_{label_i}`` (rows of
-    :meth:`_FactoredState.coefficients`). Both are computed as ``z_i . (row -
-    mean)``, with ``mean`` the mean row of ``into`` (it cancels in ``E - own``),
-    by one float32 (rows, 2p + 2) x (2p + 2, 2K) product per row block. The
-    float32 value of ``E_ik - own_i`` errs by at most ``sum_j |z_ij| slack_j``,
-    ``slack = (m + 3) u (max_k |into_k - mean| + max_k |out_k - mean|)`` (the
-    classical bound for m-term dot products of rounded factors, u = 2**-24),
-    so only the points whose best move might lower ``F`` within that bound are
-    rescored in float64: the moves are exactly those of float64 scoring.
+    :meth:`_FactoredState.coefficients`). Both are computed in float32 as
+    ``z_i . (row - mean)``, with ``mean`` the mean row of ``into`` (it cancels
+    in ``E - own``): one (rows, 2p + 2) x (2p + 2, K) product per row block and
+    one dot product per point. The float32 value of ``E_ik - own_i`` errs by at
+    most ``sum_j |z_ij| slack_j``, ``slack = (m + 3) u (max_k |into_k - mean| +
+    max_k |out_k - mean|)`` (the classical bound for m-term dot products of
+    rounded factors, u = 2**-24), so only the points whose best move might
+    lower ``F`` within that bound are rescored in float64: the moves are
+    exactly those of float64 scoring.
     """
 
-    def __init__(self, state, c, z32):
+    def __init__(self, state, c, z32, z_max):
         self.state, self.c, self.z32 = state, c, z32
         self.into, self.out = state.coefficients(float(state.w[0]))
         self.p = state.A.shape[1]
         mean = self.into.mean(axis=0)
-        both = np.vstack([self.into, self.out]) - mean
-        self.both32 = both.astype(np.float32)
-        K, m = self.into.shape
-        self.slack = ((m + 3) * 2.0**-24 * 1.01 * (np.max(np.abs(both[:K]), axis=0)
-                      + np.max(np.abs(both[K:]), axis=0))).astype(np.float32)
+        into, out = self.into - mean, self.out - mean
+        self.into32, self.out32 = into.astype(np.float32), out.astype(np.float32)
+        m = into.shape[1]
+        self.slack = (m + 3) * 2.0**-24 * 1.01 * (
+            np.max(np.abs(into), axis=0) + np.max(np.abs(out), axis=0)
+        )
+        self.largest_bound = float(z_max @ self.slack)  # of every point's bound
 
     def __call__(self, sl):
         """Best other cluster of the points ``sl`` (a slice) and the change of ``F``."""
         st, p, c = self.state, self.p, self.c
         labels = st.labels[sl]
-        K = self.into.shape[0]
         z32 = self.z32[sl]
-        S = z32 @ self.both32.T
-        rows = np.arange(S.shape[0])
-        own = S[rows, K + labels].astype(np.float64)
-        E = S[:, :K]
+        E = z32 @ self.into32.T
+        rows = np.arange(E.shape[0])
+        own = np.einsum("ij,ij->i", z32, self.out32[labels], dtype=np.float64)
         E[rows, labels] = np.inf
         best = np.argmin(E, axis=1)
         gain = E[rows, best] - own
-        bound = np.abs(z32) @ self.slack
-        unsure = np.flatnonzero(gain < bound)
-        gain[gain >= bound] = np.inf
-        if unsure.size:
-            idx = sl.start + unsure
-            lab = labels[unsure]
+        # the points whose gain might be negative: first by the largest bound
+        near = np.flatnonzero(gain < self.largest_bound)
+        near = near[gain[near] < np.abs(z32[near]) @ self.slack.astype(np.float32)]
+        gain[:] = np.inf
+        if near.size:
+            idx = sl.start + near
+            lab = labels[near]
             A, B, ci = st.A[idx], st.B[idx], c[idx]
             E = _scores(A, B, ci, self.into, p)
-            E[np.arange(unsure.size), lab] = np.inf
+            rows = np.arange(near.size)
+            E[rows, lab] = np.inf
             b = np.argmin(E, axis=1)
-            best[unsure] = b
-            gain[unsure] = E[np.arange(unsure.size), b] - _own_scores(A, B, ci, self.out[lab], p)
+            best[near] = b
+            gain[near] = E[rows, b] - _own_scores(A, B, ci, self.out[lab], p)
         return best, gain
 
 
@@ -272,11 +275,12 @@ def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 
     if uniform:  # rows z_i = (A_i, B_i, c_i, 1) in float32
         z32 = np.ones((n, 2 * A.shape[1] + 2), dtype=np.float32)
         z32[:, : A.shape[1]], z32[:, A.shape[1] : -2], z32[:, -2] = A, B, c
+        z_max = np.max(np.abs(z32), axis=0).astype(np.float64)
     state = _FactoredState(A, B, w, np.asarray(labels).copy(), n_clusters)
     best = np.zeros(n, dtype=np.intp)
     gain = np.empty(n)
     for sweep in range(1, max_sweeps + 1):
-        scorer = _UniformScorer(state, c, z32) if uniform else None
+        scorer = _UniformScorer(state, c, z32, z_max) if uniform else None
         for start in range(0, n, block):
             sl = slice(start, min(start + block, n))
             if uniform:
