@@ -136,7 +136,8 @@ class TransportClustering(
         lambda Q_random`` (mirror descent cannot revive exact zeros).
     n_init : int or "auto", default="auto"
         Number of restarts (new K-means seed and random part); the cheapest
-        final plan (after hardening and polishing) is kept. ``"auto"``: 2 when
+        final plan (after hardening and polishing) is kept. A restart is
+        polished only if, before polishing, it beats the best plan so far. ``"auto"``: 2 when
         the dense n x m cost is formed (within ``max_dense_entries``), 1 in the
         factored mode. Restart r uses the same seed whatever ``n_init``, so
         more restarts never give a costlier plan.

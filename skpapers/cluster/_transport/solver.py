@@ -405,8 +405,10 @@ def transport_clustering(
     init_mix : float in [0, 1], default=0.5
         Weight of the random part of the initial assignment.
     n_init : int or "auto", default="auto"
-        Number of restarts; the cheapest final plan is kept. ``"auto"``: 2 when
-        the n x m cost matrix is formed (within ``max_dense_entries``), else 1.
+        Number of restarts; the cheapest final plan is kept (a restart is
+        polished only if it beats the best plan so far before polishing).
+        ``"auto"``: 2 when the n x m cost matrix is formed (within
+        ``max_dense_entries``), else 1.
     both_sides : bool, default=True
         Also cluster the target side and keep the cheaper plan.
     refine : {"polish", "harden", "none"}, default="polish"
@@ -561,7 +563,8 @@ def transport_clustering(
                 gkms_value = value if gkms_value is None else gkms_value
                 if run is None or value < run[0]:
                     run = (value, Q, R, g, n_iter, gkms_value)
-        if refine == "polish":
+        # a restart is polished only if it already beats the best plan so far
+        if refine == "polish" and (best is None or run[0] < best[0]):
             run = _polish_run(run, cost, cost_n, a, b, uniform, n_clusters, max_dense_entries)
             progress.stage(f"polishing done (cost {run[0]:.6g} in working units)")
         if best is None or run[0] < best[0]:
