@@ -13,7 +13,7 @@ from sklearn.datasets import make_blobs
 from skpapers.cluster import transport_clustering
 from skpapers.cluster._transport import solver
 from skpapers.cluster._transport.cost import sqeuclidean_factors
-from skpapers.cluster._transport.polish import _harden
+from skpapers.cluster._transport.polish import _FactoredState, _harden
 from skpapers.cluster._transport.registration import _hierarchical_assignment
 from skpapers.datasets import make_shifted_gaussians
 
@@ -73,3 +73,45 @@ def test_subsampled_mirror_descent_close_to_full(monkeypatch):
     np.testing.assert_allclose(Q.sum(axis=0), R.sum(axis=0), rtol=1e-12)
     assert np.count_nonzero(Q) == 900  # hard co-clusters
     assert sampled.cost <= 1.01 * full.cost
+
+
+@pytest.mark.parametrize("offset", [0.0, 300.0])
+def test_float32_scoring_moves_like_float64(offset):
+    # equal masses: the factored sweeps score in float32 and rescore near-ties in
+    # float64; far from the origin the factors' |x|^2 columns are large
+    rng = np.random.RandomState(9401)
+    X, _ = make_blobs(1500, centers=12, n_features=6, cluster_std=2.0, random_state=9401)
+    X += offset
+    Y = X + rng.normal(0, 1.0, X.shape)
+    A, B = sqeuclidean_factors(X, Y)
+    A /= np.max(A @ B.T)  # the solver's normalised cost
+    w = np.full(1500, 1 / 1500)
+    start = rng.randint(0, 16, 1500)
+    dense, dense_sweeps = _harden(A @ B.T, start, w, 16)
+    factored, sweeps = _harden((A, B), start, w, 16)
+    assert sweeps == dense_sweeps > 2
+    np.testing.assert_array_equal(dense, factored)
+
+
+def test_cluster_sums_updated_from_movers_match_recomputed():
+    rng = np.random.RandomState(9501)
+    A, B = rng.standard_normal((300, 5)), rng.standard_normal((300, 5))
+    w = rng.uniform(0.5, 1.5, 300) / 300
+    labels = rng.randint(0, 7, 300)
+    state = _FactoredState(A, B, w, labels, 7)
+    for _ in range(20):
+        new = labels.copy()
+        new[rng.choice(300, 15, replace=False)] = rng.randint(0, 7, 15)
+        state, labels = state.moved(new), new
+    fresh = _FactoredState(A, B, w, labels, 7)
+    for name in ("MA", "MB", "g", "s"):
+        np.testing.assert_allclose(getattr(state, name), getattr(fresh, name), atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", [9601, 9602])
+def test_more_restarts_never_cost_more(seed):
+    # restart r uses the same seed whatever n_init, and the cheapest polished plan is kept
+    X, Y, _, _ = make_shifted_gaussians(240, 6, sigma=0.8, random_state=seed)
+    costs = [transport_clustering(X, Y, n_clusters=9, n_init=k, random_state=seed)[3].cost
+             for k in (1, 2, 3)]
+    assert costs[2] <= costs[1] <= costs[0]

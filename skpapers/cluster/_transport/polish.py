@@ -37,7 +37,7 @@ def _objective(s, g):
     return float(np.sum(np.divide(s, g, out=np.zeros_like(s), where=g > G_MIN)))
 
 
-def _harden(cost, labels, w, n_clusters, *, max_sweeps=100):
+def _harden(cost, labels, w, n_clusters, *, max_sweeps=100, progress=None):
     """Hard labels improved by batched Hartigan moves; returns ``(labels, n_sweeps)``.
 
     The objective is ``F = sum_k s_k / g_k`` with ``s_k = q_k^T C q_k`` and
@@ -45,11 +45,15 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100):
     Every point gets the exact change of ``F`` for moving it to every other
     cluster; all improving moves are applied at once, and if ``F`` does not
     decrease, only the best half of them, and so on. A factored cost
-    ``(A, B)`` costs one (n, 2p) x (2p, K) product per sweep (cluster sums by
-    sparse one-hot products, moves scored in row blocks of bounded memory).
+    ``(A, B)`` costs one (n, 2p) x (2p, K) product per sweep (float32 with
+    float64 rescoring near a move when the masses are equal; moves scored in
+    row blocks of bounded memory; cluster sums updated from the movers).
+    ``progress`` reports every sweep at ``verbose >= 2``.
     """
     if isinstance(cost, tuple):
-        return _harden_factored(cost, labels, w, n_clusters, max_sweeps=max_sweeps)
+        return _harden_factored(
+            cost, labels, w, n_clusters, max_sweeps=max_sweeps, progress=progress
+        )
     labels = np.asarray(labels).copy()
     n = labels.shape[0]
     rows = np.arange(n)
@@ -70,10 +74,21 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100):
             return _objective(np.einsum("ik,ik->k", Qt, cost @ Qt), Qt.sum(axis=0)), None
 
         trial, _ = _apply_moves(labels, best, gain, F, evaluate)
+        _report(progress, sweep, F, labels, trial)
         if trial is None:
             return labels, sweep
         labels = trial
     return labels, max_sweeps
+
+
+def _report(progress, sweep, F, labels, trial):
+    """One line per hardening sweep at ``verbose >= 2`` (the last one always)."""
+    if progress is not None:
+        moved = 0 if trial is None else int(np.count_nonzero(trial != labels))
+        progress.iteration(
+            f"hardening sweep {sweep}: objective {F:.10g}, {moved} point(s) moved",
+            force=trial is None,
+        )
 
 
 def _apply_moves(labels, best, gain, F, evaluate):
@@ -124,61 +139,168 @@ def _cluster_sums(M, labels, w, n_clusters):
     return np.asarray(H @ M)
 
 
-def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 15):
-    A, B = cost
-    c = np.einsum("ij,ij->i", A, B)
-    labels = np.asarray(labels).copy()
-    n = labels.shape[0]
-    K = n_clusters
-    uniform = bool(np.all(w == w[0]))
+class _FactoredState:
+    """Cluster sums ``Q^T A``, ``Q^T B``, masses ``g`` and ``s_k = q_k^T C q_k`` of a partition."""
 
-    def state(lab):
-        MA, MB = _cluster_sums(A, lab, w, K), _cluster_sums(B, lab, w, K)
-        g = np.bincount(lab, weights=w, minlength=K)
-        return MA, MB, g, np.einsum("kp,kp->k", MA, MB)
+    def __init__(self, A, B, w, labels, n_clusters, sums=None):
+        self.A, self.B, self.w, self.labels, self.K = A, B, w, labels, n_clusters
+        if sums is None:
+            sums = (
+                _cluster_sums(A, labels, w, n_clusters),
+                _cluster_sums(B, labels, w, n_clusters),
+                np.bincount(labels, weights=w, minlength=n_clusters),
+            )
+        self.MA, self.MB, self.g = sums
+        self.s = np.einsum("kp,kp->k", self.MA, self.MB)
+        self.f = np.divide(self.s, self.g, out=np.zeros_like(self.s), where=self.g > G_MIN)
+        self.F = float(self.f.sum())
 
-    MA, MB, g, s = state(labels)
-    for sweep in range(1, max_sweeps + 1):
-        f = np.divide(s, g, out=np.zeros_like(s), where=g > G_MIN)
-        F = float(f.sum())
-        best = np.empty(n, dtype=np.intp)
-        gain = np.empty(n)
-        if uniform:
-            # equal masses w0: the change of F for a move into cluster k is affine in
-            # the row (A_i, B_i, c_i), so one product per block scores every move
-            w0 = float(w[0])
-            den = g + w0
-            TA, TB = MB.T * (w0 / den), MA.T * (w0 / den)
-            tc, t1 = w0**2 / den, s / den - f
-        for start in range(0, n, block):
-            sl = slice(start, min(start + block, n))
-            if not uniform:
-                uv = A[sl] @ MB.T + B[sl] @ MA.T
-                best[sl], gain[sl] = _best_moves(uv, labels[sl], w[sl], c[sl], s, g, f)
-                continue
-            lab, rows = labels[sl], np.arange(sl.stop - sl.start)
-            own = np.einsum("ij,ij->i", A[sl], MB[lab]) + np.einsum("ij,ij->i", B[sl], MA[lab])
-            s_out = s[lab] - w0 * own + w0**2 * c[sl]
-            g_out = g[lab] - w0
-            f_out = np.divide(s_out, g_out, out=np.zeros_like(s_out), where=g_out > G_MIN)
-            E = A[sl] @ TA
-            E += B[sl] @ TB
-            E += np.outer(c[sl], tc)
-            E += t1
+    def moved(self, labels):
+        """Return the state of ``labels``, updated from the points whose label changed."""
+        idx = np.flatnonzero(labels != self.labels)
+        w, K = self.w[idx], self.K
+        new, old = labels[idx], self.labels[idx]
+
+        def change(M):
+            return _cluster_sums(M, new, w, K) - _cluster_sums(M, old, w, K)
+
+        sums = (
+            self.MA + change(self.A[idx]),
+            self.MB + change(self.B[idx]),
+            self.g + np.bincount(new, w, K) - np.bincount(old, w, K),
+        )
+        return _FactoredState(self.A, self.B, self.w, labels, K, sums)
+
+    def coefficients(self, w0):
+        """Linear scores of single moves of a point of mass ``w0`` (equal masses).
+
+        Row k of ``into`` holds ``[TA, TB, tc, t1]``: the change of ``F`` for adding
+        point i to cluster k is ``A_i . TA + B_i . TB + c_i tc + t1``. Row k of
+        ``out`` holds the same for the decrease of ``F`` when a point leaves k.
+        """
+        MA, MB, g, s, f = self.MA, self.MB, self.g, self.s, self.f
+        r = w0 / (g + w0)
+        into = np.column_stack([MB * r[:, None], MA * r[:, None], w0 * r, s * r / w0 - f])
+        den = g - w0
+        r = np.divide(w0, den, out=np.zeros_like(den), where=den > G_MIN)
+        out = np.column_stack([MB * r[:, None], MA * r[:, None], -w0 * r, f - s * r / w0])
+        return into, out
+
+
+def _scores(A, B, c, coef, p):
+    """Return ``A coef_A^T + B coef_B^T + c coef_c + coef_1`` (points x rows of ``coef``)."""
+    E = A @ coef[:, :p].T
+    E += B @ coef[:, p : 2 * p].T
+    E += np.outer(c, coef[:, 2 * p])
+    E += coef[:, 2 * p + 1]
+    return E
+
+
+def _own_scores(A, B, c, rows, p):
+    """Score of every point with its own coefficient row (``rows[i]`` for point i)."""
+    return (np.einsum("ij,ij->i", A, rows[:, :p]) + np.einsum("ij,ij->i", B, rows[:, p : 2 * p])
+            + c * rows[:, 2 * p] + rows[:, 2 * p + 1])
+
+
+class _UniformScorer:
+    """Single moves of points of equal mass ``w0``, scored in float32 where that is safe.
+
+    The change of ``F`` for moving point i into cluster k is affine in
+    ``z_i = (A_i, B_i, c_i, 1)``, ``E_ik = z_i . into_k``, and so is the decrease
+    for removing it from its cluster, ``own_i = z_i . out_{label_i}`` (rows of
+    :meth:`_FactoredState.coefficients`). Both are computed in float32 as
+    ``z_i . (row - mean)``, with ``mean`` the mean row of ``into`` (it cancels
+    in ``E - own``): one (rows, 2p + 2) x (2p + 2, K) product per row block and
+    one dot product per point. The float32 value of ``E_ik - own_i`` errs by at
+    most ``sum_j |z_ij| slack_j``, ``slack = (m + 3) u (max_k |into_k - mean| +
+    max_k |out_k - mean|)`` (the classical bound for m-term dot products of
+    rounded factors, u = 2**-24), so only the points whose best move might
+    lower ``F`` within that bound are rescored in float64: the moves are
+    exactly those of float64 scoring.
+    """
+
+    def __init__(self, state, c, z32, z_max):
+        self.state, self.c, self.z32 = state, c, z32
+        self.into, self.out = state.coefficients(float(state.w[0]))
+        self.p = state.A.shape[1]
+        mean = self.into.mean(axis=0)
+        into, out = self.into - mean, self.out - mean
+        self.into32, self.out32 = into.astype(np.float32), out.astype(np.float32)
+        m = into.shape[1]
+        self.slack = (m + 3) * 2.0**-24 * 1.01 * (
+            np.max(np.abs(into), axis=0) + np.max(np.abs(out), axis=0)
+        )
+        self.largest_bound = float(z_max @ self.slack)  # of every point's bound
+
+    def __call__(self, sl):
+        """Best other cluster of the points ``sl`` (a slice) and the change of ``F``."""
+        st, p, c = self.state, self.p, self.c
+        labels = st.labels[sl]
+        z32 = self.z32[sl]
+        E = z32 @ self.into32.T
+        rows = np.arange(E.shape[0])
+        own = np.einsum("ij,ij->i", z32, self.out32[labels], dtype=np.float64)
+        E[rows, labels] = np.inf
+        best = np.argmin(E, axis=1)
+        gain = E[rows, best] - own
+        # the points whose gain might be negative: first by the largest bound
+        near = np.flatnonzero(gain < self.largest_bound)
+        near = near[gain[near] < np.abs(z32[near]) @ self.slack.astype(np.float32)]
+        gain[:] = np.inf
+        if near.size:
+            idx = sl.start + near
+            lab = labels[near]
+            A, B, ci = st.A[idx], st.B[idx], c[idx]
+            E = _scores(A, B, ci, self.into, p)
+            rows = np.arange(near.size)
             E[rows, lab] = np.inf
             b = np.argmin(E, axis=1)
-            best[sl] = b
-            gain[sl] = E[rows, b] + (f_out - f[lab])
-        def evaluate(trial):
-            new = state(trial)
-            return _objective(new[3], new[2]), new
+            best[near] = b
+            gain[near] = E[rows, b] - _own_scores(A, B, ci, self.out[lab], p)
+        return best, gain
 
-        trial, new = _apply_moves(labels, best, gain, F, evaluate)
+
+def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 15,
+                     progress=None):
+    """Hartigan sweeps on a factored cost (see :func:`_harden`).
+
+    With equal masses every sweep costs one float32 (n, 2p) x (2p, K) product
+    plus float64 rescoring of the few points near a move (``_UniformScorer``);
+    otherwise a float64 product. Cluster sums are updated from the movers.
+    """
+    A, B = cost
+    c = np.einsum("ij,ij->i", A, B)
+    n = labels.shape[0]
+    uniform = bool(np.all(w == w[0]))
+    if uniform:  # rows z_i = (A_i, B_i, c_i, 1) in float32
+        z32 = np.ones((n, 2 * A.shape[1] + 2), dtype=np.float32)
+        z32[:, : A.shape[1]], z32[:, A.shape[1] : -2], z32[:, -2] = A, B, c
+        z_max = np.max(np.abs(z32), axis=0).astype(np.float64)
+    state = _FactoredState(A, B, w, np.asarray(labels).copy(), n_clusters)
+    best = np.zeros(n, dtype=np.intp)
+    gain = np.empty(n)
+    for sweep in range(1, max_sweeps + 1):
+        scorer = _UniformScorer(state, c, z32, z_max) if uniform else None
+        for start in range(0, n, block):
+            sl = slice(start, min(start + block, n))
+            if uniform:
+                best[sl], gain[sl] = scorer(sl)
+            else:
+                uv = A[sl] @ state.MB.T + B[sl] @ state.MA.T
+                best[sl], gain[sl] = _best_moves(
+                    uv, state.labels[sl], w[sl], c[sl], state.s, state.g, state.f
+                )
+
+        def evaluate(trial, state=state):
+            new = state.moved(trial)
+            return new.F, new
+
+        trial, new = _apply_moves(state.labels, best, gain, state.F, evaluate)
+        _report(progress, sweep, state.F, state.labels, trial)
         if trial is None:
-            return labels, sweep
-        labels = trial
-        MA, MB, g, s = new
-    return labels, max_sweeps
+            return state.labels, sweep
+        state = new
+    return state.labels, max_sweeps
 
 
 def _capacitated_assignment(D, counts):
