@@ -81,9 +81,12 @@ def test_restore_applies_the_rule_to_the_samples_it_is_given():
     one = X[:1]
     kept = upca.distances_[0] <= upca.threshold_
     assert np.array_equal(upca.restore(one), one) == kept
-    # restore_samples="all" restores every sample whatever the rule
+    # fit_restore reuses the training flags: the same as fit(X).restore(X)
+    np.testing.assert_array_equal(UnlabeledPCA(3).fit_restore(X), upca.restore(X))
+    # restore_samples="all": the flags decide nothing, the rule is not run
     every = _fit_quietly(UnlabeledPCA(3, restore_samples="all"), X)
-    assert every.flagging_rule_ == "unexplained"
+    assert every.flagging_rule_ == "distance"
+    np.testing.assert_array_equal(every.distances_, upca.distances_)
     assert np.all(np.any(every.restore(X) != X, axis=1))
 
 

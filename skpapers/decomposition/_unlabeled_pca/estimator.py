@@ -111,7 +111,8 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
     flagging_rule_ : {"distance", "unexplained"}
         The rule behind :attr:`permuted_mask_`. ``"unexplained"`` where the
         distance threshold reached the distance of a random direction (the
-        distance cannot flag) and the samples allow the leave-one-out rule:
+        distance cannot flag), ``restore_samples="flagged"`` and the samples
+        allow the leave-one-out rule:
         complete, ``n_components + 2 <= n_samples <= 100`` and ``n_samples <
         n_features`` (Notes).
     unexplained_ : ndarray of shape (n_samples,) or None
@@ -188,7 +189,9 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       explain: the fallback would flag every sample). The rule compares a
       sample with the others, so :meth:`restore` and :meth:`transform` apply
       it to the samples they are given (the distance rule when it does not
-      apply to them, e.g. a single sample). Where neither rule can flag,
+      apply to them, e.g. a single sample). With ``restore_samples="all"`` the
+      flags decide nothing and the rule is not run (``flagging_rule_ =
+      "distance"``). Where neither rule can flag,
       ``fit`` emits a :class:`~skpapers.exceptions.FlaggingWarning` (with
       ``restore_samples="flagged"``).
     - ``lsrf_tol="auto"`` (the default; early stop of LSRF at the noise level)
@@ -331,10 +334,13 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         self._n_features_out = self.n_components
         return self
 
-    def _coefficients(self, X):
-        """Coefficients of every sample, the samples sent to Stage II, the mask."""
-        flags = None
-        if self.flagging_rule_ == "unexplained" and self.restore_samples == "flagged":
+    def _coefficients(self, X, flags=None):
+        """Coefficients of every sample, the samples sent to Stage II, the mask.
+
+        ``flags``: the samples to restore when they are known (the training
+        samples in :meth:`fit_restore`); otherwise the fitted rule decides.
+        """
+        if flags is None and self.flagging_rule_ == "unexplained":
             flags = unexplained_flags(
                 X, self.n_components, stage1=self.stage1, p=self.p, max_iter=self.max_iter,
                 tol=self.tol,
@@ -418,9 +424,12 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
             A DataFrame with the input's columns and index under
             ``set_output(transform="pandas")``.
         """
+        return self._restore(X)
+
+    def _restore(self, X, flags=None):
         X_in = X
         X = self._check_X(X)
-        C, selected, M = self._coefficients(X)
+        C, selected, M = self._coefficients(X, flags)
         out = restored(X, C, selected, M, self.components_).astype(X.dtype, copy=False)
         return self._wrap_restored(out, X_in)
 
@@ -439,7 +448,8 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
     def fit_restore(self, X, y=None):
         """Fit the subspace on ``X`` and restore ``X``.
 
-        Stage I runs once; equivalent to ``fit(X).restore(X)``.
+        Stage I (and the leave-one-out flagging rule) runs once; equivalent to
+        ``fit(X).restore(X)``.
 
         Parameters
         ----------
@@ -453,7 +463,10 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         X_restored : ndarray of shape (n_samples, n_features)
             See :meth:`restore`.
         """
-        return self.fit(X).restore(X)
+        self.fit(X)
+        # the training flags: the leave-one-out rule is not run a second time
+        flags = self.permuted_mask_ if self.flagging_rule_ == "unexplained" else None
+        return self._restore(X, flags)
 
     def score(self, X, y=None):
         """Permutation-invariant goodness of fit (higher is better, 0 is perfect).

@@ -413,7 +413,8 @@ def unlabeled_pca(
     Warns
     -----
     FlaggingWarning
-        With ``restore_samples="flagged"``, when the flagging threshold reaches
+        With ``restore_samples="flagged"`` (the only setting that runs the
+        leave-one-out rule), when the flagging threshold reaches
         the distance of a random direction (the samples are far from the
         fitted subspace) and the leave-one-out rule (``result.flagging_rule ==
         "unexplained"``: complete samples, fewer than the features and at most
@@ -466,7 +467,9 @@ def unlabeled_pca(
         threshold, too_far = _flag_threshold(d, r, m_obs, outlier_threshold)
         flagged = d > threshold
         unexplained = None
-        if too_far:  # the distance cannot flag: the leave-one-out rule, where it applies
+        # the distance cannot flag: the leave-one-out rule, where it applies (with
+        # restore_samples="all" the flags decide nothing: not computed, as the warning)
+        if too_far and restore_samples == "flagged":
             unexplained = _unexplained_ratio(Y, M, r, stage1, p, max_iter, tol)
     progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
     if unexplained is None:
