@@ -23,12 +23,15 @@ class SensitiveFeaturesWarning(UserWarning):
 
 
 class FlaggingWarning(UserWarning):
-    """Flagging by the distance to the subspace cannot find partly permuted samples.
+    """No flagging rule can find partly permuted samples.
 
     Raised by :class:`~skpapers.decomposition.UnlabeledPCA` (and
     :func:`~skpapers.decomposition.unlabeled_pca`) with
     ``restore_samples="flagged"`` when the clean samples are themselves so far
     from the fitted subspace that the flagging threshold reaches the distance
-    of a random direction: only samples that far are flagged, and samples with
-    part of their entries permuted are left unchanged.
+    of a random direction and the leave-one-out rule
+    (``flagging_rule_ = "unexplained"``) does not apply (more samples than
+    features or than 100, or missing entries): only samples that far are
+    flagged, and samples with part of their entries permuted are left
+    unchanged.
     """

@@ -51,7 +51,9 @@ def test_warns_when_the_data_are_far_from_rank_r(seed):
 
 
 @pytest.mark.parametrize("alpha, seed", [(0.2, 31), (0.5, 32)])
-def test_warns_on_the_records(alpha, seed):
+def test_no_warning_on_the_records(alpha, seed):
+    # the distance cannot flag there, but the leave-one-out rule can (fewer
+    # attributes than records): no warning, flagging_rule_ says which rule flagged
     records = [(load_breast_cancer_benign, 4, list(range(1, 30, 2)))]
     try:
         load_exam_scores()
@@ -61,8 +63,8 @@ def test_warns_on_the_records(alpha, seed):
     for loader, r, columns in records:
         Z = normalize_records(loader())[0]
         A = permute_records(Z, columns, alpha, random_state=seed).T
-        with pytest.warns(FlaggingWarning, match=f"{r}-dimensional"):
-            UnlabeledPCA(r, max_iter=10000).fit(A)
+        upca = _no_flagging_warning(UnlabeledPCA(r, max_iter=10000), A)
+        assert upca.flagging_rule_ == "unexplained"
 
 
 @pytest.mark.parametrize("seed", [303, 304])

@@ -15,6 +15,7 @@ from skpapers.decomposition._unlabeled_pca.solver import (
     PARAMETER_CONSTRAINTS,
     coefficients,
     restored,
+    unexplained_flags,
     unlabeled_pca,
 )
 from skpapers.utils._repr import DocLinkMixin
@@ -104,7 +105,20 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
     threshold_ : float
         Flagging threshold on the distances.
     permuted_mask_ : ndarray of shape (n_samples,) of bool
-        Training samples flagged as permuted (``distances_ > threshold_``).
+        Training samples flagged as permuted: ``distances_ > threshold_``, or
+        ``unexplained_ > sqrt(1/2)`` when :attr:`flagging_rule_` is
+        ``"unexplained"``.
+    flagging_rule_ : {"distance", "unexplained"}
+        The rule behind :attr:`permuted_mask_`. ``"unexplained"`` where the
+        distance threshold reached the distance of a random direction (the
+        distance cannot flag), ``restore_samples="flagged"`` and the samples
+        allow the leave-one-out rule:
+        complete, ``n_components + 2 <= n_samples <= 100`` and ``n_samples <
+        n_features`` (Notes).
+    unexplained_ : ndarray of shape (n_samples,) or None
+        Statistic of the ``"unexplained"`` rule (None with ``"distance"``): a
+        sample's distance to the span of the other samples over its distance to
+        the subspace fitted without it, relative to that ratio for pure noise.
     n_iter_ : int
         Number of Stage-I iterations (1 for ``"cop"`` and for ``"pca"`` without
         missing entries; on a subsample and then on all samples when there are
@@ -152,8 +166,33 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       rule reaches the distance of a random direction (the clean samples are
       far from the subspace: data far from rank ``n_components``, or a failed
       Stage I), only samples that far can be flagged and partly permuted
-      samples are left unchanged; ``fit`` then emits a
-      :class:`~skpapers.exceptions.FlaggingWarning` (with
+      samples are left unchanged.
+    - Fallback flagging rule (``flagging_rule_ = "unexplained"``; not in the
+      paper): when the distance threshold reaches the distance of a random
+      direction and the samples are complete, fewer than the features and at
+      most 100 (at least ``n_components + 2``), a sample is flagged when more
+      than half of its squared distance to the subspace is unexplained by the
+      other samples: ``unexplained_ > sqrt(1/2)``, where ``unexplained_`` is
+      the sample's distance to the span of the other samples over its distance
+      to the Stage-I subspace fitted without it (one Stage-I fit per sample, on
+      ``n_samples x n_samples`` coordinates of the samples' span), divided by
+      that ratio for pure noise, ``sqrt(1 - (n - 1 - r) / (m - r))``. Clean
+      samples of data only approximately of rank ``n_components`` lie far from
+      the subspace but close to the span of the other samples; a partly
+      shuffled sample carries a component no other sample shares. On records
+      with a fraction of the records shuffled in half of the attributes
+      (breast cancer) or in the second exam (exam scores), 30% shuffled, it
+      flags every shuffled attribute and 0-2 of the 15 clean breast-cancer
+      attributes (none of the exam scores); with 10% shuffled, 67-73% of the
+      shuffled breast-cancer attributes. Exactly low-rank data keep the distance
+      rule (their clean residuals are pure noise, which the other samples do not
+      explain: the fallback would flag every sample). The rule compares a
+      sample with the others, so :meth:`restore` and :meth:`transform` apply
+      it to the samples they are given (the distance rule when it does not
+      apply to them, e.g. a single sample). With ``restore_samples="all"`` the
+      flags decide nothing and the rule is not run (``flagging_rule_ =
+      "distance"``). Where neither rule can flag,
+      ``fit`` emits a :class:`~skpapers.exceptions.FlaggingWarning` (with
       ``restore_samples="flagged"``).
     - ``lsrf_tol="auto"`` (the default; early stop of LSRF at the noise level)
       is a project extension; ``lsrf_tol=None`` is the paper's algorithm, whose
@@ -280,8 +319,8 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         FlaggingWarning
             With ``restore_samples="flagged"``, when the samples are so far from
             the fitted subspace that the flagging threshold reaches the distance
-            of a random direction (partly permuted samples are then not flagged;
-            see Notes).
+            of a random direction and the fallback rule does not apply
+            (partly permuted samples are then not flagged; see Notes).
         """
         X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
         self.components_, _, result = unlabeled_pca(X, restore=False, **self.get_params())
@@ -290,11 +329,22 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         self.permuted_mask_ = result.permuted_mask
         self.n_iter_ = result.n_iter
         self.lsrf_tol_ = result.lsrf_tol
+        self.flagging_rule_ = result.flagging_rule
+        self.unexplained_ = result.unexplained
         self._n_features_out = self.n_components
         return self
 
-    def _coefficients(self, X):
-        """Coefficients of every sample, the samples sent to Stage II, the mask."""
+    def _coefficients(self, X, flags=None):
+        """Coefficients of every sample, the samples sent to Stage II, the mask.
+
+        ``flags``: the samples to restore when they are known (the training
+        samples in :meth:`fit_restore`); otherwise the fitted rule decides.
+        """
+        if flags is None and self.flagging_rule_ == "unexplained":
+            flags = unexplained_flags(
+                X, self.n_components, stage1=self.stage1, p=self.p, max_iter=self.max_iter,
+                tol=self.tol,
+            )  # fmt: skip
         return coefficients(
             X,
             self.components_,
@@ -305,6 +355,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
             n_jobs=self.n_jobs,
             random_state=self.random_state,
             verbose=self.verbose,
+            flags=flags,
         )
 
     def _check_X(self, X):
@@ -373,9 +424,12 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
             A DataFrame with the input's columns and index under
             ``set_output(transform="pandas")``.
         """
+        return self._restore(X)
+
+    def _restore(self, X, flags=None):
         X_in = X
         X = self._check_X(X)
-        C, selected, M = self._coefficients(X)
+        C, selected, M = self._coefficients(X, flags)
         out = restored(X, C, selected, M, self.components_).astype(X.dtype, copy=False)
         return self._wrap_restored(out, X_in)
 
@@ -394,7 +448,8 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
     def fit_restore(self, X, y=None):
         """Fit the subspace on ``X`` and restore ``X``.
 
-        Stage I runs once; equivalent to ``fit(X).restore(X)``.
+        Stage I (and the leave-one-out flagging rule) runs once; equivalent to
+        ``fit(X).restore(X)``.
 
         Parameters
         ----------
@@ -408,7 +463,10 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         X_restored : ndarray of shape (n_samples, n_features)
             See :meth:`restore`.
         """
-        return self.fit(X).restore(X)
+        self.fit(X)
+        # the training flags: the leave-one-out rule is not run a second time
+        flags = self.permuted_mask_ if self.flagging_rule_ == "unexplained" else None
+        return self._restore(X, flags)
 
     def score(self, X, y=None):
         """Permutation-invariant goodness of fit (higher is better, 0 is perfect).

@@ -17,11 +17,14 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_random_state
 
 from skpapers.decomposition._unlabeled_pca.subspace import (
-    _coherence_pursuit,
-    _dpcp,
+    _UNEXPLAINED_FLAG,
+    _UNEXPLAINED_MAX,
     _flag_threshold,
     _least_squares,
     _one_blas_thread,
+    _stage1,
+    _unexplained,
+    _unexplained_applies,
 )
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     _lad,
@@ -79,11 +82,19 @@ class UnlabeledPCAResult:
     threshold : float
         Flagging threshold on the distances.
     permuted_mask : ndarray of shape (n_samples,) of bool
-        Samples flagged as permuted (``distances > threshold``).
+        Samples flagged as permuted (``distances > threshold`` with the
+        ``"distance"`` rule, ``unexplained > sqrt(1/2)`` with ``"unexplained"``).
     n_iter : int
         Number of Stage-I iterations.
     lsrf_tol : float or None
         The LSRF tolerance in use (``"auto"`` resolved).
+    flagging_rule : {"distance", "unexplained"}, default="distance"
+        The rule behind ``permuted_mask``: ``"unexplained"`` where the distance
+        rule reached the distance of a random direction and the
+        leave-one-out rule applies (:func:`unlabeled_pca`, Notes of
+        :class:`~skpapers.decomposition.UnlabeledPCA`).
+    unexplained : ndarray of shape (n_samples,) or None, default=None
+        The statistic of the ``"unexplained"`` rule (None with ``"distance"``).
     """
 
     distances: np.ndarray
@@ -91,6 +102,8 @@ class UnlabeledPCAResult:
     permuted_mask: np.ndarray
     n_iter: int
     lsrf_tol: float | None
+    flagging_rule: str = "distance"
+    unexplained: np.ndarray | None = None
 
 
 def _describe(rows):
@@ -153,8 +166,8 @@ def distances(Y, M, C, U):
     return np.linalg.norm(res, axis=1) / np.where(norms > 0, norms, 1.0)
 
 
-def _warn_too_far(d, threshold, flagged, r):
-    """Warn that flagging by distance cannot find partly permuted samples here."""
+def _warn_too_far(d, threshold, flagged, r, m):
+    """Warn that no flagging rule can find partly permuted samples here."""
     warnings.warn(
         f"UnlabeledPCA: most samples are far from the fitted {r}-dimensional "
         f"subspace (median distance {np.median(d):.2f}, sine of the angle): the "
@@ -162,13 +175,38 @@ def _warn_too_far(d, threshold, flagged, r):
         f"threshold ({threshold:.2f}) is the distance of a random direction, so "
         f"only samples that far are flagged ({int(flagged.sum())} of {d.size}); "
         "samples with part of their entries permuted are not told apart from "
-        "clean ones, and restore_samples='flagged' leaves them unchanged. "
+        "clean ones, and restore_samples='flagged' leaves them unchanged. The "
+        "fallback rule (flagging_rule_='unexplained') needs complete samples "
+        f"and {r + 2} <= n_samples <= {_UNEXPLAINED_MAX} with n_samples < "
+        f"n_features; here n_samples = {d.size}, n_features = {m}. "
         "Consider a larger n_components if the data are close to a larger "
         "subspace, or restore_samples='all', which restores every sample (clean "
         "ones are then replaced by their fit, which can raise their error).",
         FlaggingWarning,
         stacklevel=3,
     )
+
+
+def _unexplained_ratio(Y, M, r, stage1, p, max_iter, tol):
+    """Return the statistic of the ``"unexplained"`` rule, or None where it does not apply."""
+    if not _unexplained_applies(Y, M, r):
+        return None
+    return _unexplained(Y, r, stage1, p, max_iter, tol)
+
+
+def unexplained_flags(X, n_components, *, stage1, p, max_iter, tol):
+    """Flag the samples of ``X`` by the ``"unexplained"`` rule (None where it does not apply).
+
+    The rule compares each sample with the other samples of ``X``: ``restore``
+    of a fitted :class:`~skpapers.decomposition.UnlabeledPCA` whose
+    ``flagging_rule_`` is ``"unexplained"`` applies it to the samples it is given.
+    """
+    if np.isnan(X).any():
+        return None
+    Y = np.asarray(X, dtype=np.float64)
+    Y = Y / _power_of_two_scale(Y)
+    ratio = _unexplained_ratio(Y, None, n_components, stage1, p, max_iter, tol)
+    return None if ratio is None else ratio > _UNEXPLAINED_FLAG
 
 
 def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
@@ -239,12 +277,13 @@ def _power_of_two_scale(X):
 
 def coefficients(
     X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
-    verbose=0, progress=None,
+    verbose=0, progress=None, flags=None,
 ):
     """Coefficients of every sample, the samples sent to Stage II and the mask.
 
-    Samples whose distance exceeds ``threshold`` (every sample with
-    ``restore_samples="all"``) go through Stage II; the others are projected.
+    Samples whose distance exceeds ``threshold`` (the samples in ``flags`` when
+    it is given; every sample with ``restore_samples="all"``) go through
+    Stage II; the others are projected.
     The work is done on ``X`` divided by a power of two (:func:`_power_of_two_scale`)
     and scaled back, so the result does not depend on the units of ``X``.
     """
@@ -257,19 +296,22 @@ def coefficients(
         C, selected, M = _coefficients(
             X, components, threshold, stage2=stage2, restore_samples=restore_samples,
             lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
+            flags=flags,
         )
     return C * scale, selected, M
 
 
 def _coefficients(
     X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
-    progress,
+    progress, flags,
 ):
     Y, M = observed(X, components.shape[0])
     U = components.T.astype(np.float64)
     C = _least_squares(U, Y, M)
     if restore_samples == "all":
         selected = np.ones(len(Y), dtype=bool)
+    elif flags is not None:
+        selected = np.asarray(flags, dtype=bool)
     else:
         selected = distances(Y, M, C, U) > threshold
     if selected.any():
@@ -365,14 +407,18 @@ def unlabeled_pca(
     X_restored : ndarray of shape (n_samples, n_features) or None
         ``X`` with the flagged samples restored and missing entries filled.
     result : UnlabeledPCAResult
-        Distances, threshold, flagged samples, iterations, LSRF tolerance.
+        Distances, threshold, flagged samples and the rule that flagged them,
+        iterations, LSRF tolerance.
 
     Warns
     -----
     FlaggingWarning
-        With ``restore_samples="flagged"``, when the flagging threshold reaches
+        With ``restore_samples="flagged"`` (the only setting that runs the
+        leave-one-out rule), when the flagging threshold reaches
         the distance of a random direction (the samples are far from the
-        fitted subspace): partly permuted samples are then not flagged.
+        fitted subspace) and the leave-one-out rule (``result.flagging_rule ==
+        "unexplained"``: complete samples, fewer than the features and at most
+        100) does not apply: partly permuted samples are then not flagged.
 
     See Also
     --------
@@ -413,29 +459,34 @@ def unlabeled_pca(
     if lsrf_tol is not None and lsrf_tol != "auto":
         lsrf_tol = lsrf_tol / scale
     with _one_blas_thread(min(n_samples, n_features)):
-        if stage1 == "cop":
-            if M is not None:
-                raise ValueError(
-                    "stage1='cop' does not handle missing (NaN) entries; use "
-                    "stage1='dpcp' or stage1='pca'."
-                )
-            U, n_iter = _coherence_pursuit(Y, r), 1
-        elif stage1 == "pca":
-            U, n_iter = _dpcp(
-                Y, M, r, 2.0, 1 if M is None else max_iter, tol, progress=progress, subsample=False
-            )
-        else:
-            U, n_iter = _dpcp(Y, M, r, p, max_iter, tol, progress=progress)
+        U, n_iter = _stage1(Y, M, r, stage1, p, max_iter, tol, progress=progress)
 
         C = _least_squares(U, Y, M)
         d = distances(Y, M, C, U)
         m_obs = float(np.mean(M.sum(axis=1))) if M is not None else float(n_features)
         threshold, too_far = _flag_threshold(d, r, m_obs, outlier_threshold)
         flagged = d > threshold
+        unexplained = None
+        # the distance cannot flag: the leave-one-out rule, where it applies (with
+        # restore_samples="all" the flags decide nothing: not computed, as the warning)
+        if too_far and restore_samples == "flagged":
+            unexplained = _unexplained_ratio(Y, M, r, stage1, p, max_iter, tol)
     progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
-    progress.stage(f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}")
-    if too_far and restore_samples == "flagged":
-        _warn_too_far(d, threshold, flagged, r)
+    if unexplained is None:
+        rule = "distance"
+        progress.stage(
+            f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}"
+        )
+        if too_far and restore_samples == "flagged":
+            _warn_too_far(d, threshold, flagged, r, n_features)
+    else:
+        rule = "unexplained"
+        flagged = unexplained > _UNEXPLAINED_FLAG
+        progress.stage(
+            f"flagging: the distance threshold ({threshold:.4g}) is the distance of a "
+            f"random direction; {int(flagged.sum())} of {n_samples} samples flagged by "
+            f"the unexplained rule (above {_UNEXPLAINED_FLAG:.4g})"
+        )
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(
         distances=d,
@@ -444,13 +495,15 @@ def unlabeled_pca(
         n_iter=int(n_iter),
         lsrf_tol=None if lsrf_tol is None else _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged)
         * scale,
+        flagging_rule=rule,
+        unexplained=unexplained,
     )
     X_restored = None
     if restore:
         C, selected, M = coefficients(
             X, components, threshold, stage2=stage2, restore_samples=restore_samples,
             lsrf_tol=result.lsrf_tol, n_jobs=n_jobs, random_state=random_state,
-            progress=progress,
+            progress=progress, flags=flagged if rule == "unexplained" else None,
         )
         X_restored = restored(X, C, selected, M, components).astype(X.dtype, copy=False)
     return components, X_restored, result

@@ -20,6 +20,8 @@ _GRAM_BLOCK = 2**18  # entries of one block of rows of the weighted scatter matr
 _MOVE_TOL = 1e-6  # refinement on all rows stops when the subspace moves less
 _NARROW = 512  # products this narrow run their BLAS calls on one thread
 _CONTROLLER = []
+_UNEXPLAINED_MAX = 100  # most samples of the leave-one-out flagging rule (n fits of n x n)
+_UNEXPLAINED_FLAG = np.sqrt(0.5)  # more than half of the squared distance unexplained
 
 
 def _one_blas_thread(width):
@@ -266,6 +268,62 @@ def _dpcp_direct(X, M, r, p, max_iter, tol, progress, subsample):
         X, r, p, max_iter - n_sub, tol, U=U, move_tol=_MOVE_TOL, progress=progress
     )
     return U, n_sub + n_all
+
+
+def _stage1(X, M, r, stage1, p, max_iter, tol, progress=None):
+    """Stage-I subspace of the rows of ``X``: ``(n_features, r)`` basis and iterations."""
+    if stage1 == "cop":
+        if M is not None:
+            raise ValueError(
+                "stage1='cop' does not handle missing (NaN) entries; use "
+                "stage1='dpcp' or stage1='pca'."
+            )
+        return _coherence_pursuit(X, r), 1
+    if stage1 == "pca":
+        return _dpcp(
+            X, M, r, 2.0, 1 if M is None else max_iter, tol, progress=progress, subsample=False
+        )
+    return _dpcp(X, M, r, p, max_iter, tol, progress=progress)
+
+
+def _unexplained_applies(X, M, r):
+    """Whether :func:`_unexplained` is defined and cheap for the rows of ``X``.
+
+    Complete samples, fewer samples than features, and between ``r + 2`` (each
+    leave-one-out fit needs ``r + 1`` samples) and 100 samples (the ``n``
+    leave-one-out fits cost ``O(n**4)`` per iteration in all: 0.7 s of CPU for
+    the 64 Yale B faces of 32256 pixels, about 4 s for 100 samples).
+    """
+    n, m = X.shape
+    return M is None and r + 2 <= n < m and n <= _UNEXPLAINED_MAX
+
+
+def _unexplained(X, r, stage1, p, max_iter, tol):
+    """Share of each sample's distance to the subspace that no other sample explains.
+
+    For sample ``j`` (``n_samples < n_features``, complete rows): its distance to
+    the span of the other samples over its distance to the Stage-I subspace
+    fitted without it (leave-one-out), divided by the value of that ratio for a
+    sample of pure noise, ``sqrt(1 - (n - 1 - r) / (m - r))``. A clean sample of
+    approximately low-rank data is largely explained by the other samples (ratio
+    well below 1); a sample with part of its entries shuffled carries a
+    component no other sample shares (ratio near 1 or above).
+
+    The samples live in their ``n``-dimensional row span: after one QR
+    decomposition each of the ``n`` leave-one-out fits runs on ``n x n``
+    coordinates (the same subspace as the projected DPCP in feature space).
+    """
+    n, m = X.shape
+    # coordinates of the unit rows in an orthonormal basis of their span
+    Z = np.linalg.qr(_unit_rows(X).T, mode="r").T
+    G = Z @ Z.T
+    span = 1.0 / np.sqrt(np.diag(np.linalg.inv(G + 1e-12 * np.eye(n))))
+    loo = np.empty(n)
+    for j in range(n):
+        U, _ = _stage1(np.delete(Z, j, axis=0), None, r, stage1, p, max_iter, tol)
+        loo[j] = np.linalg.norm(Z[j] - U @ (U.T @ Z[j]))
+    ratio = np.divide(span, loo, out=np.zeros(n), where=loo > 0)
+    return ratio / np.sqrt(1.0 - (n - 1 - r) / (m - r))
 
 
 def _coherence_pursuit(X, r):

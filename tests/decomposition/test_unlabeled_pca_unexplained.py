@@ -1,0 +1,131 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""UnlabeledPCA's leave-one-out ("unexplained") flagging rule, where the distance cannot flag."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from skpapers.datasets import (
+    load_breast_cancer_benign,
+    load_exam_scores,
+    make_permuted_subspace,
+    normalize_records,
+    permute_records,
+)
+from skpapers.decomposition import UnlabeledPCA, unlabeled_pca
+from skpapers.exceptions import FlaggingWarning
+
+
+def _fit_quietly(est, X):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FlaggingWarning)
+        return est.fit(X)
+
+
+@pytest.mark.parametrize("seed", [401, 402])
+def test_unexplained_rule_flags_partly_shuffled_samples_far_from_rank_r(seed):
+    # rank-6 data fitted with rank 3, fewer samples than features: the distance
+    # rule reaches the random-direction cap; the leave-one-out rule takes over
+    # (half of the entries of a permuted sample shuffled: the shuffle, which no
+    # other sample explains, is most of its distance to the fitted subspace)
+    X, _, _, permuted = make_permuted_subspace(
+        40, 200, 6, outlier_ratio=0.2, shuffled_ratio=0.5, random_state=seed
+    )
+    upca = _fit_quietly(UnlabeledPCA(3), X)
+    assert upca.flagging_rule_ == "unexplained"
+    assert upca.unexplained_.shape == (40,)
+    flagged = upca.permuted_mask_
+    np.testing.assert_array_equal(flagged, upca.unexplained_ > np.sqrt(0.5))
+    assert flagged[~permuted].mean() < 0.10
+    assert flagged[permuted].mean() > 0.95
+    # the distance rule alone flags almost none of them (the reason for the rule)
+    assert np.mean(upca.distances_[permuted] > upca.threshold_) < 0.5
+    # the estimator, the function and fit(X).restore(X) agree
+    X_hat = upca.restore(X)
+    _, X_fun, result = unlabeled_pca(X, 3)
+    np.testing.assert_array_equal(X_hat, X_fun)
+    np.testing.assert_array_equal(result.permuted_mask, flagged)
+    assert result.flagging_rule == "unexplained"
+    changed = np.any(X_hat != X, axis=1)
+    np.testing.assert_array_equal(changed, flagged)
+
+
+@pytest.mark.parametrize("seed", [403, 404])
+def test_the_distance_rule_is_kept_where_it_flags(seed):
+    # exactly low-rank data (fewer samples than features, sparse and dense
+    # permutations): the distance rule works and nothing changes
+    for kwargs in ({}, {"outlier_ratio": 0.8, "shuffled_ratio": 1.0}):
+        X, _, _, permuted = make_permuted_subspace(60, 200, 3, random_state=seed, **kwargs)
+        upca = _fit_quietly(UnlabeledPCA(3), X)
+        assert upca.flagging_rule_ == "distance"
+        assert upca.unexplained_ is None
+        np.testing.assert_array_equal(upca.permuted_mask_, upca.distances_ > upca.threshold_)
+        assert upca.permuted_mask_[permuted].mean() > 0.95
+        assert upca.permuted_mask_[~permuted].mean() < 0.10
+
+
+def test_restore_applies_the_rule_to_the_samples_it_is_given():
+    X, _, _, _ = make_permuted_subspace(
+        40, 200, 6, outlier_ratio=0.2, shuffled_ratio=0.5, random_state=405
+    )
+    upca = _fit_quietly(UnlabeledPCA(3), X)
+    assert upca.flagging_rule_ == "unexplained"
+    batch = X[:20]  # the rule on a batch of its own
+    from skpapers.decomposition._unlabeled_pca.solver import unexplained_flags
+
+    flags = unexplained_flags(batch, 3, stage1="dpcp", p=0.5, max_iter=1000, tol=1e-9)
+    np.testing.assert_array_equal(np.any(upca.restore(batch) != batch, axis=1), flags)
+    # one sample: the rule does not apply, the distance threshold decides
+    one = X[:1]
+    kept = upca.distances_[0] <= upca.threshold_
+    assert np.array_equal(upca.restore(one), one) == kept
+    # fit_restore reuses the training flags: the same as fit(X).restore(X)
+    np.testing.assert_array_equal(UnlabeledPCA(3).fit_restore(X), upca.restore(X))
+    # restore_samples="all": the flags decide nothing, the rule is not run
+    every = _fit_quietly(UnlabeledPCA(3, restore_samples="all"), X)
+    assert every.flagging_rule_ == "distance"
+    np.testing.assert_array_equal(every.distances_, upca.distances_)
+    assert np.all(np.any(every.restore(X) != X, axis=1))
+
+
+def test_warning_names_the_fallback_where_it_does_not_apply():
+    X, _, _, _ = make_permuted_subspace(
+        300, 60, 6, outlier_ratio=0.1, shuffled_ratio=0.3, random_state=406
+    )  # more samples than features
+    with pytest.warns(FlaggingWarning, match=r"unexplained.*n_samples = 300, n_features = 60"):
+        upca = UnlabeledPCA(3).fit(X)
+    assert upca.flagging_rule_ == "distance"
+
+
+def _records():
+    out = []
+    for loader, r, columns in (
+        (load_exam_scores, 3, list(range(7, 14))),
+        (load_breast_cancer_benign, 4, list(range(1, 30, 2))),
+    ):
+        try:
+            out.append((loader.__name__, normalize_records(loader())[0], r, columns))
+        except FileNotFoundError:  # the exam scores are not shipped with the package
+            continue
+    return out
+
+
+@pytest.mark.parametrize("alpha, seeds", [(0.3, (411, 412, 413)), (1.0, (414,))])
+def test_records_flag_shuffled_attributes(alpha, seeds):
+    records = _records()
+    assert records  # the breast-cancer rows ship with scikit-learn
+    for name, Z, r, columns in records:
+        truly = np.isin(np.arange(Z.shape[1]), columns)
+        clean = []
+        for seed in seeds:
+            A = permute_records(Z, columns, alpha, random_state=seed).T
+            upca = _fit_quietly(UnlabeledPCA(r, max_iter=10000), A)
+            assert upca.flagging_rule_ == "unexplained"
+            moved = truly & np.any(A != Z.T, axis=1)
+            assert upca.permuted_mask_[moved].mean() > 0.95
+            # a fit flags at most 2 of the 15 clean breast-cancer attributes
+            assert upca.permuted_mask_[~truly].sum() <= 2
+            clean.append(upca.permuted_mask_[~truly].mean())
+        assert np.mean(clean) < 0.10, name
