@@ -10,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skpapers.datasets import (
-    load_breast_cancer_benign,
     load_exam_scores,
     make_permuted_subspace,
     normalize_records,
@@ -119,24 +118,9 @@ def test_flags_on_dense_data_with_few_inliers(inliers, seed):
     assert flagged[permuted].mean() > 0.95
 
 
-def _records():
-    out = []
-    for loader, r, columns in (
-        (load_exam_scores, 3, list(range(7, 14))),
-        (load_breast_cancer_benign, 4, list(range(1, 30, 2))),
-    ):
-        try:
-            out.append((normalize_records(loader())[0], r, columns))
-        except FileNotFoundError:  # the exam scores are not shipped with the package
-            continue
-    return out
-
-
 @pytest.mark.parametrize("alpha, seed", [(0.1, 11), (0.3, 12), (1.0, 13)])
-def test_flags_on_records_leave_clean_attributes_alone(alpha, seed):
-    records = _records()
-    assert records  # the breast-cancer rows ship with scikit-learn
-    for Z, r, columns in records:
+def test_flags_on_records_leave_clean_attributes_alone(alpha, seed, records):
+    for _, Z, r, columns in records:
         A = permute_records(Z, columns, alpha, random_state=seed).T
         # clean attributes are far from rank r: the distance threshold reaches its
         # cap and the leave-one-out rule flags (no FlaggingWarning)

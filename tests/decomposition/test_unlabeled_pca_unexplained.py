@@ -2,30 +2,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """UnlabeledPCA's leave-one-out ("unexplained") flagging rule, where the distance cannot flag."""
 
-import warnings
-
 import numpy as np
 import pytest
 
 from skpapers.datasets import (
-    load_breast_cancer_benign,
-    load_exam_scores,
     make_permuted_subspace,
-    normalize_records,
     permute_records,
 )
 from skpapers.decomposition import UnlabeledPCA, unlabeled_pca
 from skpapers.exceptions import FlaggingWarning
 
 
-def _fit_quietly(est, X):
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FlaggingWarning)
-        return est.fit(X)
-
-
 @pytest.mark.parametrize("seed", [401, 402])
-def test_unexplained_rule_flags_partly_shuffled_samples_far_from_rank_r(seed):
+def test_unexplained_rule_flags_partly_shuffled_samples_far_from_rank_r(seed, fit_no_warning):
     # rank-6 data fitted with rank 3, fewer samples than features: the distance
     # rule reaches the random-direction cap; the leave-one-out rule takes over
     # (half of the entries of a permuted sample shuffled: the shuffle, which no
@@ -33,7 +22,7 @@ def test_unexplained_rule_flags_partly_shuffled_samples_far_from_rank_r(seed):
     X, _, _, permuted = make_permuted_subspace(
         40, 200, 6, outlier_ratio=0.2, shuffled_ratio=0.5, random_state=seed
     )
-    upca = _fit_quietly(UnlabeledPCA(3), X)
+    upca = fit_no_warning(UnlabeledPCA(3), X)
     assert upca.flagging_rule_ == "unexplained"
     assert upca.unexplained_.shape == (40,)
     flagged = upca.permuted_mask_
@@ -53,12 +42,12 @@ def test_unexplained_rule_flags_partly_shuffled_samples_far_from_rank_r(seed):
 
 
 @pytest.mark.parametrize("seed", [403, 404])
-def test_the_distance_rule_is_kept_where_it_flags(seed):
+def test_the_distance_rule_is_kept_where_it_flags(seed, fit_no_warning):
     # exactly low-rank data (fewer samples than features, sparse and dense
     # permutations): the distance rule works and nothing changes
     for kwargs in ({}, {"outlier_ratio": 0.8, "shuffled_ratio": 1.0}):
         X, _, _, permuted = make_permuted_subspace(60, 200, 3, random_state=seed, **kwargs)
-        upca = _fit_quietly(UnlabeledPCA(3), X)
+        upca = fit_no_warning(UnlabeledPCA(3), X)
         assert upca.flagging_rule_ == "distance"
         assert upca.unexplained_ is None
         np.testing.assert_array_equal(upca.permuted_mask_, upca.distances_ > upca.threshold_)
@@ -66,11 +55,11 @@ def test_the_distance_rule_is_kept_where_it_flags(seed):
         assert upca.permuted_mask_[~permuted].mean() < 0.10
 
 
-def test_restore_applies_the_rule_to_the_samples_it_is_given():
+def test_restore_applies_the_rule_to_the_samples_it_is_given(fit_no_warning):
     X, _, _, _ = make_permuted_subspace(
         40, 200, 6, outlier_ratio=0.2, shuffled_ratio=0.5, random_state=405
     )
-    upca = _fit_quietly(UnlabeledPCA(3), X)
+    upca = fit_no_warning(UnlabeledPCA(3), X)
     assert upca.flagging_rule_ == "unexplained"
     batch = X[:20]  # the rule on a batch of its own
     from skpapers.decomposition._unlabeled_pca.solver import unexplained_flags
@@ -84,7 +73,7 @@ def test_restore_applies_the_rule_to_the_samples_it_is_given():
     # fit_restore reuses the training flags: the same as fit(X).restore(X)
     np.testing.assert_array_equal(UnlabeledPCA(3).fit_restore(X), upca.restore(X))
     # restore_samples="all": the flags decide nothing, the rule is not run
-    every = _fit_quietly(UnlabeledPCA(3, restore_samples="all"), X)
+    every = fit_no_warning(UnlabeledPCA(3, restore_samples="all"), X)
     assert every.flagging_rule_ == "distance"
     np.testing.assert_array_equal(every.distances_, upca.distances_)
     assert np.all(np.any(every.restore(X) != X, axis=1))
@@ -99,29 +88,14 @@ def test_warning_names_the_fallback_where_it_does_not_apply():
     assert upca.flagging_rule_ == "distance"
 
 
-def _records():
-    out = []
-    for loader, r, columns in (
-        (load_exam_scores, 3, list(range(7, 14))),
-        (load_breast_cancer_benign, 4, list(range(1, 30, 2))),
-    ):
-        try:
-            out.append((loader.__name__, normalize_records(loader())[0], r, columns))
-        except FileNotFoundError:  # the exam scores are not shipped with the package
-            continue
-    return out
-
-
 @pytest.mark.parametrize("alpha, seeds", [(0.3, (411, 412, 413)), (1.0, (414,))])
-def test_records_flag_shuffled_attributes(alpha, seeds):
-    records = _records()
-    assert records  # the breast-cancer rows ship with scikit-learn
+def test_records_flag_shuffled_attributes(alpha, seeds, records, fit_no_warning):
     for name, Z, r, columns in records:
         truly = np.isin(np.arange(Z.shape[1]), columns)
         clean = []
         for seed in seeds:
             A = permute_records(Z, columns, alpha, random_state=seed).T
-            upca = _fit_quietly(UnlabeledPCA(r, max_iter=10000), A)
+            upca = fit_no_warning(UnlabeledPCA(r, max_iter=10000), A)
             assert upca.flagging_rule_ == "unexplained"
             moved = truly & np.any(A != Z.T, axis=1)
             assert upca.permuted_mask_[moved].mean() > 0.95
