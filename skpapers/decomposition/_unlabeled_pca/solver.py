@@ -24,7 +24,6 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _one_blas_thread,
     _stage1,
     _unexplained,
-    _unexplained_applies,
 )
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     _lad,
@@ -187,13 +186,6 @@ def _warn_too_far(d, threshold, flagged, r, m):
     )
 
 
-def _unexplained_ratio(Y, M, r, stage1, p, max_iter, tol):
-    """Return the statistic of the ``"unexplained"`` rule, or None where it does not apply."""
-    if not _unexplained_applies(Y, M, r):
-        return None
-    return _unexplained(Y, r, stage1, p, max_iter, tol)
-
-
 def unexplained_flags(X, n_components, *, stage1, p, max_iter, tol):
     """Flag the samples of ``X`` by the ``"unexplained"`` rule (None where it does not apply).
 
@@ -205,7 +197,7 @@ def unexplained_flags(X, n_components, *, stage1, p, max_iter, tol):
         return None
     Y = np.asarray(X, dtype=np.float64)
     Y = Y / _power_of_two_scale(Y)
-    ratio = _unexplained_ratio(Y, None, n_components, stage1, p, max_iter, tol)
+    ratio = _unexplained(Y, None, n_components, stage1, p, max_iter, tol)
     return None if ratio is None else ratio > _UNEXPLAINED_FLAG
 
 
@@ -470,7 +462,7 @@ def unlabeled_pca(
         # the distance cannot flag: the leave-one-out rule, where it applies (with
         # restore_samples="all" the flags decide nothing: not computed, as the warning)
         if too_far and restore_samples == "flagged":
-            unexplained = _unexplained_ratio(Y, M, r, stage1, p, max_iter, tol)
+            unexplained = _unexplained(Y, M, r, stage1, p, max_iter, tol)
     progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
     if unexplained is None:
         rule = "distance"

@@ -286,20 +286,14 @@ def _stage1(X, M, r, stage1, p, max_iter, tol, progress=None):
     return _dpcp(X, M, r, p, max_iter, tol, progress=progress)
 
 
-def _unexplained_applies(X, M, r):
-    """Whether :func:`_unexplained` is defined and cheap for the rows of ``X``.
-
-    Complete samples, fewer samples than features, and between ``r + 2`` (each
-    leave-one-out fit needs ``r + 1`` samples) and 100 samples (the ``n``
-    leave-one-out fits cost ``O(n**4)`` per iteration in all: 0.7 s of CPU for
-    the 64 Yale B faces of 32256 pixels, about 4 s for 100 samples).
-    """
-    n, m = X.shape
-    return M is None and r + 2 <= n < m and n <= _UNEXPLAINED_MAX
-
-
-def _unexplained(X, r, stage1, p, max_iter, tol):
+def _unexplained(X, M, r, stage1, p, max_iter, tol):
     """Share of each sample's distance to the subspace that no other sample explains.
+
+    None where the rule does not apply: it needs complete samples (``M`` None),
+    fewer samples than features, and between ``r + 2`` (each leave-one-out fit
+    needs ``r + 1`` samples) and 100 samples (the ``n`` leave-one-out fits cost
+    ``O(n**4)`` per iteration in all: 0.7 s of CPU for the 64 Yale B faces of
+    32256 pixels, about 4 s for 100 samples).
 
     For sample ``j`` (``n_samples < n_features``, complete rows): its distance to
     the span of the other samples over its distance to the Stage-I subspace
@@ -314,6 +308,8 @@ def _unexplained(X, r, stage1, p, max_iter, tol):
     coordinates (the same subspace as the projected DPCP in feature space).
     """
     n, m = X.shape
+    if M is not None or not r + 2 <= n < m or n > _UNEXPLAINED_MAX:
+        return None
     # coordinates of the unit rows in an orthonormal basis of their span
     Z = np.linalg.qr(_unit_rows(X).T, mode="r").T
     G = Z @ Z.T

@@ -330,8 +330,7 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
         lam = (w @ np.square(tau)) / sw
         kept = tau[w > 0.5]
         kept = kept[:: max(1, kept.size // _MAD_ROWS)]  # a systematic sample is enough
-        unit = np.square(_MAD_TO_SD * np.median(np.abs(kept - np.median(kept))))
-        unit = unit if unit > 0 else 1.0
+        unit = float(_median_mad(kept[:, None])[1][0]) ** 2  # 1 when the MAD is 0
         if lam <= threshold * unit:
             break
         score = np.square(tau) * (np.abs(tau) > 3.0 * np.sqrt(unit))
