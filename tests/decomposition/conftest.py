@@ -1,12 +1,17 @@
 # Authors: The skpapers developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Fixtures shared by the UnlabeledPCA tests: the record tables, a fit that must not warn."""
+"""Fixtures shared by the UnlabeledPCA tests: record tables, faces, a fit that must not warn."""
 
 import warnings
 
 import pytest
 
-from skpapers.datasets import load_breast_cancer_benign, load_exam_scores, normalize_records
+from skpapers.datasets import (
+    load_breast_cancer_benign,
+    load_exam_scores,
+    load_yaleb_faces,
+    normalize_records,
+)
 from skpapers.exceptions import FlaggingWarning
 
 
@@ -40,3 +45,14 @@ def fit_no_warning():
             return est.fit(X)
 
     return fit
+
+
+@pytest.fixture(scope="session")
+def faces():
+    """The Yale B faces (64 x 32256, read-only), or a skip when the file is absent."""
+    try:
+        images = load_yaleb_faces()
+    except FileNotFoundError:
+        pytest.skip("the Yale B faces file is not available (set SKPAPERS_DATA)")
+    images.flags.writeable = False
+    return images

@@ -51,13 +51,7 @@ def test_no_warning_where_flagging_works(seed, fit_no_warning):
         assert upca.permuted_mask_[permuted].mean() > 0.95
 
 
-def test_no_warning_on_the_faces(fit_no_warning):
-    from skpapers.datasets import load_yaleb_faces
-
-    try:
-        faces = load_yaleb_faces()
-    except FileNotFoundError:
-        pytest.skip("the Yale B faces file is not available (set SKPAPERS_DATA)")
+def test_no_warning_on_the_faces(faces, fit_no_warning):
     rng = np.random.default_rng(305)
     X = faces.copy()
     for j in rng.choice(len(X), 16, replace=False):  # 40% of the pixels of 16 images

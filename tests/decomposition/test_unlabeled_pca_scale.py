@@ -72,13 +72,7 @@ def test_default_lsrf_stop_beats_the_papers_lsrf(seed, alpha):
 
 
 @pytest.fixture(scope="module")
-def shuffled_faces():
-    from skpapers.datasets import load_yaleb_faces
-
-    try:
-        faces = load_yaleb_faces()
-    except FileNotFoundError:
-        pytest.skip("the Yale B faces file is not available (set SKPAPERS_DATA)")
+def shuffled_faces(faces):
     rng = np.random.default_rng(7)
     X = faces.copy()
     m = X.shape[1]
