@@ -103,3 +103,23 @@ def test_records_flag_shuffled_attributes(alpha, seeds, records, fit_no_warning)
             assert upca.permuted_mask_[~truly].sum() <= 2
             clean.append(upca.permuted_mask_[~truly].mean())
         assert np.mean(clean) < 0.10, name
+
+
+@pytest.mark.parametrize("seed", [421, 422])
+def test_faces_flag_shuffled_images_by_what_the_others_do_not_explain(faces, seed, fit_no_warning):
+    # the Yale B faces are only approximately of rank 4: clean images lie 0.3-0.8
+    # from the subspace, and the distance rule flagged 0-75% of the shuffled images
+    # (and up to 15% of the clean ones); their residuals are largely explained by
+    # other images, so the leave-one-out rule flags
+    rng = np.random.default_rng(seed)
+    X = faces.copy()
+    shuffled = np.zeros(len(X), dtype=bool)
+    for j in rng.choice(len(X), 16, replace=False):  # 40% of the pixels of 16 images
+        idx = rng.choice(X.shape[1], int(0.4 * X.shape[1]), replace=False)
+        X[j, idx] = X[j, rng.permutation(idx)]
+        shuffled[j] = True
+    upca = fit_no_warning(UnlabeledPCA(4), X)
+    assert upca.flagging_rule_ == "unexplained"
+    assert upca.permuted_mask_[shuffled].mean() > 0.95
+    # 2-6 of the 48 clean images over seeds 305-310
+    assert upca.permuted_mask_[~shuffled].sum() <= 7

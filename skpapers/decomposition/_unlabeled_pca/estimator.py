@@ -111,10 +111,11 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
     flagging_rule_ : {"distance", "unexplained"}
         The rule behind :attr:`permuted_mask_`. ``"unexplained"`` where the
         distance threshold reached the distance of a random direction (the
-        distance cannot flag), ``restore_samples="flagged"`` and the samples
-        allow the leave-one-out rule:
-        complete, ``n_components + 2 <= n_samples <= 100`` and ``n_samples <
-        n_features`` (Notes).
+        distance cannot flag) or most samples' residuals are largely explained
+        by other samples (data only approximately of rank ``n_components``),
+        with ``restore_samples="flagged"`` and samples that allow the
+        leave-one-out rule: complete, ``n_components + 2 <= n_samples <= 100``
+        and ``n_samples < n_features`` (Notes).
     unexplained_ : ndarray of shape (n_samples,) or None
         Statistic of the ``"unexplained"`` rule (None with ``"distance"``): a
         sample's distance to the span of the other samples over its distance to
@@ -167,9 +168,13 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       far from the subspace: data far from rank ``n_components``, or a failed
       Stage I), only samples that far can be flagged and partly permuted
       samples are left unchanged.
-    - Fallback flagging rule (``flagging_rule_ = "unexplained"``; not in the
+    - Second flagging rule (``flagging_rule_ = "unexplained"``; not in the
       paper): when the distance threshold reaches the distance of a random
-      direction and the samples are complete, fewer than the features and at
+      direction, or when most samples' residuals are largely explained by the
+      other samples (the median of the statistic below, computed with the
+      distances to the subspace fitted on all samples, is at most
+      ``sqrt(1/2)``: a screen without the leave-one-out fits), and the samples
+      are complete, fewer than the features and at
       most 100 (at least ``n_components + 2``), a sample is flagged when more
       than half of its squared distance to the subspace is unexplained by the
       other samples: ``unexplained_ > sqrt(1/2)``, where ``unexplained_`` is
@@ -184,7 +189,12 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       (breast cancer) or in the second exam (exam scores), 30% shuffled, it
       flags every shuffled attribute and 0-2 of the 15 clean breast-cancer
       attributes (none of the exam scores); with 10% shuffled, 67-73% of the
-      shuffled breast-cancer attributes. Exactly low-rank data keep the distance
+      shuffled breast-cancer attributes. On the 64 Yale B faces (rank 4, 16
+      images with 40% of their pixels shuffled) the screen selects it: it
+      flags every shuffled image and 2-6 of the 48 clean ones, where the
+      distance flagged 0-75% of the shuffled images; with the paper's patch
+      shuffle (34 of 84 patches), 69-88% of them and 1-3 clean images (the
+      distance: 12-69% and 1-13). Exactly low-rank data keep the distance
       rule (their clean residuals are pure noise, which the other samples do not
       explain: the fallback would flag every sample). The rule compares a
       sample with the others, so :meth:`restore` and :meth:`transform` apply

@@ -89,8 +89,9 @@ class UnlabeledPCAResult:
         The LSRF tolerance in use (``"auto"`` resolved).
     flagging_rule : {"distance", "unexplained"}, default="distance"
         The rule behind ``permuted_mask``: ``"unexplained"`` where the distance
-        rule reached the distance of a random direction and the
-        leave-one-out rule applies (:func:`unlabeled_pca`, Notes of
+        rule reached the distance of a random direction or most residuals are
+        explained by other samples, and the leave-one-out rule applies
+        (:func:`unlabeled_pca`, Notes of
         :class:`~skpapers.decomposition.UnlabeledPCA`).
     unexplained : ndarray of shape (n_samples,) or None, default=None
         The statistic of the ``"unexplained"`` rule (None with ``"distance"``).
@@ -459,10 +460,13 @@ def unlabeled_pca(
         threshold, too_far = _flag_threshold(d, r, m_obs, outlier_threshold)
         flagged = d > threshold
         unexplained = None
-        # the distance cannot flag: the leave-one-out rule, where it applies (with
-        # restore_samples="all" the flags decide nothing: not computed, as the warning)
-        if too_far and restore_samples == "flagged":
-            unexplained = _unexplained(Y, M, r, stage1, p, max_iter, tol)
+        # the leave-one-out rule, where it applies: always when the distance cannot
+        # flag, else when the screen finds residuals explained by other samples
+        # (with restore_samples="all" the flags decide nothing: not computed)
+        if restore_samples == "flagged":
+            unexplained = _unexplained(
+                Y, M, r, stage1, p, max_iter, tol, distances=None if too_far else d
+            )
     progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
     if unexplained is None:
         rule = "distance"
@@ -474,10 +478,14 @@ def unlabeled_pca(
     else:
         rule = "unexplained"
         flagged = unexplained > _UNEXPLAINED_FLAG
+        why = (
+            "is the distance of a random direction" if too_far
+            else "leaves residuals that other samples explain"
+        )
         progress.stage(
-            f"flagging: the distance threshold ({threshold:.4g}) is the distance of a "
-            f"random direction; {int(flagged.sum())} of {n_samples} samples flagged by "
-            f"the unexplained rule (above {_UNEXPLAINED_FLAG:.4g})"
+            f"flagging: the distance threshold ({threshold:.4g}) {why}; "
+            f"{int(flagged.sum())} of {n_samples} samples flagged by the unexplained "
+            f"rule (above {_UNEXPLAINED_FLAG:.4g})"
         )
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(

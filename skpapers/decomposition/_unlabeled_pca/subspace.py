@@ -286,7 +286,7 @@ def _stage1(X, M, r, stage1, p, max_iter, tol, progress=None):
     return _dpcp(X, M, r, p, max_iter, tol, progress=progress)
 
 
-def _unexplained(X, M, r, stage1, p, max_iter, tol):
+def _unexplained(X, M, r, stage1, p, max_iter, tol, distances=None):
     """Share of each sample's distance to the subspace that no other sample explains.
 
     None where the rule does not apply: it needs complete samples (``M`` None),
@@ -306,6 +306,13 @@ def _unexplained(X, M, r, stage1, p, max_iter, tol):
     The samples live in their ``n``-dimensional row span: after one QR
     decomposition each of the ``n`` leave-one-out fits runs on ``n x n``
     coordinates (the same subspace as the projected DPCP in feature space).
+
+    With ``distances`` (each sample's distance to the subspace fitted on all
+    samples), a screen runs first, without the leave-one-out fits: the ratio
+    computed with these distances, and None unless its median is at most the
+    flagging level, i.e. unless most samples' residuals are largely explained
+    by the other samples (data only approximately of rank ``r``; the clean
+    residuals of exactly low-rank data with noise are noise, ratio near 1).
     """
     n, m = X.shape
     if M is not None or not r + 2 <= n < m or n > _UNEXPLAINED_MAX:
@@ -314,12 +321,16 @@ def _unexplained(X, M, r, stage1, p, max_iter, tol):
     Z = np.linalg.qr(_unit_rows(X).T, mode="r").T
     G = Z @ Z.T
     span = 1.0 / np.sqrt(np.diag(np.linalg.inv(G + 1e-12 * np.eye(n))))
+    noise = np.sqrt(1.0 - (n - 1 - r) / (m - r))
+    if distances is not None:
+        screen = np.divide(span, distances, out=np.zeros(n), where=distances > 0)
+        if np.median(screen) / noise > _UNEXPLAINED_FLAG:
+            return None
     loo = np.empty(n)
     for j in range(n):
         U, _ = _stage1(np.delete(Z, j, axis=0), None, r, stage1, p, max_iter, tol)
         loo[j] = np.linalg.norm(Z[j] - U @ (U.T @ Z[j]))
-    ratio = np.divide(span, loo, out=np.zeros(n), where=loo > 0)
-    return ratio / np.sqrt(1.0 - (n - 1 - r) / (m - r))
+    return np.divide(span, loo, out=np.zeros(n), where=loo > 0) / noise
 
 
 def _coherence_pursuit(X, r):
