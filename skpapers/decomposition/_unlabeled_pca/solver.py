@@ -198,7 +198,8 @@ def unexplained_flags(X, n_components, *, stage1, p, max_iter, tol):
         return None
     Y = np.asarray(X, dtype=np.float64)
     Y = Y / _power_of_two_scale(Y)
-    ratio = _unexplained(Y, None, n_components, stage1, p, max_iter, tol)
+    with _one_blas_thread(min(Y.shape)):  # n x n fits, as in the fit
+        ratio = _unexplained(Y, None, n_components, stage1, p, max_iter, tol)
     return None if ratio is None else ratio > _UNEXPLAINED_FLAG
 
 
