@@ -105,6 +105,15 @@ def table_u3(seeds, quick):
     return rows
 
 
+def _faces(table):
+    """The Yale B faces, or None (with a message) when the file is absent."""
+    try:
+        return load_yaleb_faces()
+    except FileNotFoundError as exc:
+        print(f"skipping the faces in {table}: {exc}")
+        return None
+
+
 def table_f1(seeds, quick):
     rows = []
 
@@ -144,10 +153,8 @@ def table_f1(seeds, quick):
         X, X_true, _, permuted = make_permuted_subspace(500, 50, 3, random_state=seed)
         off = np.linalg.norm(X - X_true, axis=1) > 0
         add("sparse synthetic", "90% permuted, alpha=0.1", UnlabeledPCA(3), X, permuted, off)
-    try:
-        faces = load_yaleb_faces()
-    except FileNotFoundError as exc:
-        print(f"skipping the faces in F1: {exc}")
+    faces = _faces("F1")
+    if faces is None:
         return rows
     for seed in seeds:
         rng = np.random.default_rng(seed)
@@ -222,10 +229,8 @@ def table_f2(seeds, quick):
                 add(name, f"alpha={alpha}", A, r, truly, moved,
                     lambda B, Z=Z, n=norms, c=means: compute_err(Z, B.T, n, c),
                     max_iter=10000)  # fmt: skip
-    try:
-        faces = load_yaleb_faces()
-    except FileNotFoundError as exc:
-        print(f"skipping the faces in F2: {exc}")
+    faces = _faces("F2")
+    if faces is None:
         return rows
     for seed in seeds:
         X, corrupted = shuffle_faces(faces, np.random.default_rng(seed))

@@ -49,13 +49,3 @@ def test_no_warning_where_flagging_works(seed, fit_no_warning):
         )
         upca = fit_no_warning(UnlabeledPCA(3), X)
         assert upca.permuted_mask_[permuted].mean() > 0.95
-
-
-def test_no_warning_on_the_faces(faces, fit_no_warning):
-    rng = np.random.default_rng(305)
-    X = faces.copy()
-    for j in rng.choice(len(X), 16, replace=False):  # 40% of the pixels of 16 images
-        idx = rng.choice(X.shape[1], int(0.4 * X.shape[1]), replace=False)
-        X[j, idx] = X[j, rng.permutation(idx)]
-    upca = fit_no_warning(UnlabeledPCA(4), X)
-    assert upca.permuted_mask_.any()

@@ -107,10 +107,10 @@ def test_records_flag_shuffled_attributes(alpha, seeds, records, fit_no_warning)
 
 @pytest.mark.parametrize("seed", [421, 422])
 def test_faces_flag_shuffled_images_by_what_the_others_do_not_explain(faces, seed, fit_no_warning):
-    # the Yale B faces are only approximately of rank 4: clean images lie 0.3-0.8
-    # from the subspace, and the distance rule flagged 0-75% of the shuffled images
-    # (and up to 15% of the clean ones); their residuals are largely explained by
-    # other images, so the leave-one-out rule flags
+    # no FlaggingWarning on the faces. They are only approximately of rank 4:
+    # clean images lie 0.3-0.8 from the subspace, and the distance rule flagged
+    # 0-75% of the shuffled images (and up to 15% of the clean ones); their
+    # residuals are largely explained by other images: the leave-one-out rule flags
     rng = np.random.default_rng(seed)
     X = faces.copy()
     shuffled = np.zeros(len(X), dtype=bool)
