@@ -12,7 +12,7 @@ import numpy as np
 from scipy.linalg import eigh
 from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
-from scipy.stats import chi2, trim_mean
+from scipy.stats import chi2, norm, trim_mean
 from sklearn.covariance import MinCovDet
 
 _MAD_TO_SD = 1.4826
@@ -342,7 +342,44 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
             break
         w = w_new
     state["v"] = v
-    return w > 0.5
+    return _tail_cut(tau, w > 0.5, int(budget - (n - w.sum())))
+
+
+def _tail_cut(tau, keep, budget, test=2.0, cut=1.5, z=4.0):
+    """Drop the kept rows far along the filter's direction when its tail is too heavy.
+
+    Outliers spread along a direction ``v`` with a wide law (a fifth of the rows
+    at ten times the clean variance) leave a mixture along ``v`` whose variance
+    is only about 1.15 times its squared MAD once the rows beyond 3 robust sd
+    are gone: the variance test passes, yet most of the outliers are still
+    kept. Their tail still shows: more kept rows lie beyond ``test`` robust sd
+    than a Gaussian law allows. When the excess count exceeds ``z`` binomial
+    standard deviations, the kept rows beyond ``cut`` robust sd along ``v``
+    are dropped (the most extreme first, at most ``budget``). Selecting rows by
+    their covariates does not bias the fit of a correctly specified regression;
+    on Gaussian rows the cut costs 13 % of the rows, all of them along a single
+    direction. ``tau`` holds the projections on ``v``.
+
+    Returns
+    -------
+    keep : ndarray of shape (n_samples,), dtype=bool
+    """
+    m = int(np.count_nonzero(keep))
+    if m == 0 or budget <= 0:
+        return keep
+    kept = tau[keep]
+    med, sd = (float(a[0]) for a in _median_mad(kept[:: max(1, m // _MAD_ROWS), None]))
+    dev = np.abs(tau - med)
+    p = 2.0 * norm.sf(test)
+    excess = np.count_nonzero(dev[keep] > test * sd) - m * p
+    if excess <= z * np.sqrt(m * p * (1.0 - p)):
+        return keep
+    out = np.flatnonzero(keep & (dev > cut * sd))
+    if out.size > budget:
+        out = out[np.argsort(dev[out])[out.size - budget :]]
+    keep = keep.copy()
+    keep[out] = False
+    return keep
 
 
 def _power_extreme(matvec, d, v0, largest, n_iter=300):
