@@ -162,7 +162,7 @@ def main(argv=None):
                         print(d, link, attack, eps, seed,
                               {r["method"]: round(r["error"], 3) for r in rows}, flush=True)
     report = Report(f"robust_sim_{args.tag}",
-                    "Robust single-index regression: accuracy under attack")
+                    "Robust single-index regression: accuracy under attack", out=args.out)
     setting = (f"n = {args.n}, noise {args.noise} (sigma = 0.5), covariance condition "
                f"number {args.cond:g}, seeds 0-{args.seeds - 1}.")
     only = args.only.split(",")

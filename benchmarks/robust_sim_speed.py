@@ -49,7 +49,8 @@ def main(argv=None):
         print(rows[-1], flush=True)
         del X, y
     table = pd.DataFrame(rows).round(4)
-    report = Report("robust_sim_speed", "Robust single-index regression: fit time")
+    report = Report("robust_sim_speed", "Robust single-index regression: fit time",
+                    out=args.out)
     report.section("S1", "Fit seconds, ours against HuberRegressor", table,
                    note=f"GeLU, hijack eps = 0.1, d = 50; minimum of {args.repeats} "
                         "alternating fits per method; both at their defaults.")

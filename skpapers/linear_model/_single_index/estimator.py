@@ -160,6 +160,14 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
       median distance are removed: they catch rows squeezed onto a line,
       which the top-eigenvalue test cannot see) and never removes more than
       ``2 eps n`` rows in all;
+    - after the spectral filter stops, a tail test along its last direction:
+      when more kept rows lie between 2 (or 2.5) and 3 robust standard
+      deviations than Gaussian rows would put there (by more than 4 standard
+      deviations of that count), the kept rows beyond 1.5 robust standard
+      deviations along it are dropped. Outliers spread along one direction
+      with a wide law otherwise pass the variance test; selecting rows by
+      their covariates does not bias a correctly specified fit, and the cut
+      costs about 13 % of the clean rows, all far along that one direction;
     - the gradient filter whitens the Huber-clipped per-sample gradients by
       their second moment on clean Gaussian data, ``E[psi^2] E[f'(s)^2 zbar
       zbar^T]`` (Gaussian constants at the current iterate), and stops as soon
