@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """UnlabeledPCA on densely permuted samples (every entry shuffled, alpha = 1).
 
-* U5: m = 50, n = 100, noise 0.01, r in {3, 4, 5} (and m = 200 with ``--wide``),
+* U5: m = 50, n = 100, noise 0.01, r in {3, 4, 5} (and m = 200, r in {3, 4, 5} with ``--wide``),
   10 to 25 inliers. For each Stage II on the DPCP subspace: the fraction of
   the permuted samples restored (relative error below 0.05), the refined error,
   the largest principal angle of the subspace, seconds.
@@ -107,7 +107,10 @@ _MEX = {
 
 
 def authors_aiem(checkout):
-    """The authors' AIEM under Octave as ``run(X, components)``; None and a reason if absent."""
+    """The authors' AIEM under Octave as ``run(X, components)`` and a description.
+
+    None and the reason instead where the checkout, Octave or the compiler is missing.
+    """
     if not checkout:
         return None, "set SKPAPERS_UPCA_AUTHORS or --authors to a checkout of the authors' code"
     root = Path(checkout).resolve()
@@ -129,6 +132,8 @@ def authors_aiem(checkout):
             if done.returncode:
                 return None, f"mkoctfile failed on {name}.cpp: {done.stderr[-300:]}"
     paths = [build, root / "LRWC_methods/AIEM"]
+    version = subprocess.run(["octave", "--version"], capture_output=True, text=True)
+    about = f"{version.stdout.splitlines()[0]}, SKPAPERS_UPCA_AUTHORS=<checkout>"
 
     def run(X, components):
         """Restore every sample (row) of X; return ``(X_hat, seconds, CPU seconds)``."""
@@ -144,7 +149,7 @@ def authors_aiem(checkout):
             out = loadmat(Path(tmp) / "out.mat")
         return out["C"].T @ components, float(out["sec"][0, 0]), float(out["cpu"][0, 0])
 
-    return run, ""
+    return run, about
 
 
 def random_start_hard_em(est, X, n_starts, seed):
@@ -163,7 +168,7 @@ def random_start_hard_em(est, X, n_starts, seed):
 
 def table_u5(seeds, quick, wide, aiem=None):
     rows = []
-    settings = [(50, 3), (50, 4), (50, 5)] + ([(200, 3), (200, 5)] if wide else [])
+    settings = [(50, 3), (50, 4), (50, 5)] + ([(200, 3), (200, 4), (200, 5)] if wide else [])
     for m, r in settings[:1] if quick else settings:
         for inliers in (10, 15, 20, 25):
             for seed in seeds:
@@ -232,14 +237,14 @@ def main(argv=None):
     )
     args = p.parse_args(argv)
     seeds = list(range(2 if args.quick else args.seeds))
-    aiem, why = authors_aiem(args.authors)
+    aiem, about = authors_aiem(args.authors)
     if aiem is None:
-        print(f"The authors' AIEM rows are skipped: {why}.")
-        skipped = f" The authors' AIEM rows are skipped: {why}."
+        print(f"The authors' AIEM rows are skipped: {about}.")
+        skipped = f" The authors' AIEM rows are skipped: {about}."
     else:
         skipped = (
-            " The authors' AIEM runs for r = 3 and 4 only (r >= 5 calls Bertini);"
-            " it restores every sample, as their code does."
+            f" The authors' AIEM ({about}) runs for r = 3 and 4 only (r >= 5 calls"
+            " Bertini); it restores every sample, as their code does."
         )
     rows = table_u5(seeds, args.quick, args.wide, aiem)
     report = Report("upca_dense", "Unlabeled PCA: dense permutations", out=args.out)
