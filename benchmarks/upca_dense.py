@@ -244,7 +244,9 @@ def main(argv=None):
     else:
         skipped = (
             f" The authors' AIEM ({about}) runs for r = 3 and 4 only (r >= 5 calls"
-            " Bertini); it restores every sample, as their code does."
+            " Bertini); it restores every sample, as their code does. Its seconds are"
+            " measured inside Octave (plus our DPCP fit on the DPCP row), without Octave's"
+            " start-up of about 0.3 s."
         )
     rows = table_u5(seeds, args.quick, args.wide, aiem)
     report = Report("upca_dense", "Unlabeled PCA: dense permutations", out=args.out)
