@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """UnlabeledPCA on densely permuted samples (every entry shuffled, alpha = 1).
 
-* U5: m = 50, n = 100, noise 0.01, r in {3, 4, 5} (and m = 200 with ``--wide``),
+* U5: m = 50, n = 100, noise 0.01, r in {3, 4, 5} (and m = 200, r in {3, 4, 5} with ``--wide``),
   10 to 25 inliers. For each Stage II on the DPCP subspace: the fraction of
   the permuted samples restored (relative error below 0.05), the refined error,
   the largest principal angle of the subspace, seconds.
@@ -16,12 +16,38 @@
     (the package's earlier ``hard_em``) and 500, written here.
   - LSRF (``UnlabeledPCA(stage2="lsrf", restore_samples="all")``): the sparse
     solver, as a reference.
+  - the authors' AIEM (algebraic initialisation + hard EM, MATLAB) run under
+    GNU Octave on the same matrices, on the DPCP subspace fitted by
+    ``UnlabeledPCA`` and on the true one, restoring every sample as their
+    ``denseSLRsolver2`` does. Optional: the authors' code is not distributed
+    with skpapers; point ``--authors`` (or ``SKPAPERS_UPCA_AUTHORS``) at a
+    checkout of it and have ``octave`` and ``mkoctfile`` on PATH plus the Eigen
+    headers (Debian: ``octave liboctave-dev libeigen3-dev``). Their C++ solvers
+    for r = 3 and 4 are compiled once into ``<checkout>/octave-mex`` (with
+    ``-DNDEBUG``, as MATLAB's ``mex`` does: the r = 3 solver reads one entry past
+    a 6 x 6 matrix, a value it then overwrites, which trips Eigen's bound checks
+    otherwise); r >= 5 calls Bertini and is not run. Without the checkout or
+    Octave these rows are skipped with a note. "seconds" is the solver time
+    measured inside Octave (plus the DPCP fit for the DPCP row), without
+    Octave's start-up.
 
-Run: ``python benchmarks/upca_dense.py [--quick] [--seeds N] [--wide]``.
+"CPU seconds" is the processor time of this process (our rows, all BLAS
+threads) or of the Octave process (the authors' rows).
+
+Run: ``[SKPAPERS_UPCA_AUTHORS=<checkout>] python benchmarks/upca_dense.py
+[--quick] [--seeds N] [--wide] [--authors DIR]``.
 """
 
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
 import numpy as np
-from _harness import Report, parser, summarise, timed
+from _harness import Report, parser, summarise
+from scipy.io import loadmat, savemat
 from upca_common import recovery, with_components
 
 from skpapers.datasets import make_permuted_subspace
@@ -52,6 +78,80 @@ def _hard_em_one(A, y, starts, max_iter=1000, tol=1e-4):
     return X[np.argmin(err)]
 
 
+def clocked(fn, *args):
+    """Call ``fn(*args)``; return ``(result, wall seconds, CPU seconds)``."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn(*args)
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+# Restores every column of X (m x n) on U (m x r) with the authors' solver,
+# timing the loop inside Octave (wall and CPU).
+_OCTAVE_DRIVER = """\
+function restore_all(solver)
+  S = load('in.mat');
+  C = zeros(size(S.U, 2), size(S.X, 2));
+  c0 = cputime(); t0 = tic();
+  for j = 1:size(S.X, 2)
+    C(:, j) = feval(solver, S.U, S.X(:, j));
+  end
+  sec = toc(t0); cpu = cputime() - c0;
+  save('-v7', 'out.mat', 'C', 'sec', 'cpu');
+end
+"""
+
+_MEX = {
+    "sympol3Mat": "LRWC_methods/AIEM/Matlab_solver_n3_n4/sympol3Mat.cpp",
+    "sympol4Mat": "LRWC_methods/AIEM/Matlab_solver_n3_n4/sympol4Mat.cpp",
+}
+
+
+def authors_aiem(checkout):
+    """The authors' AIEM under Octave as ``run(X, components)`` and a description.
+
+    None and the reason instead where the checkout, Octave or the compiler is missing.
+    """
+    if not checkout:
+        return None, "set SKPAPERS_UPCA_AUTHORS or --authors to a checkout of the authors' code"
+    root = Path(checkout).resolve()
+    if not (root / "LRWC_methods/AIEM/AIEM.m").exists():
+        return None, f"no LRWC_methods/AIEM/AIEM.m under {root}"
+    if shutil.which("octave") is None or shutil.which("mkoctfile") is None:
+        return None, "octave and mkoctfile are not on PATH"
+    build = root / "octave-mex"
+    build.mkdir(exist_ok=True)
+    env = {**os.environ, "CXXFLAGS": "-O2 -DNDEBUG -fpermissive"}
+    for name, source in _MEX.items():
+        if not (build / f"{name}.mex").exists():
+            # a copy outside the checkout's folder, whose bundled Eigen is incomplete
+            shutil.copy(root / source, build / f"{name}.cpp")
+            done = subprocess.run(
+                ["mkoctfile", "--mex", "-I/usr/include", f"{name}.cpp"],
+                cwd=build, env=env, capture_output=True, text=True,
+            )  # fmt: skip
+            if done.returncode:
+                return None, f"mkoctfile failed on {name}.cpp: {done.stderr[-300:]}"
+    paths = [build, root / "LRWC_methods/AIEM"]
+    version = subprocess.run(["octave", "--version"], capture_output=True, text=True)
+    about = f"{version.stdout.splitlines()[0]}, SKPAPERS_UPCA_AUTHORS=<checkout>"
+
+    def run(X, components):
+        """Restore every sample (row) of X; return ``(X_hat, seconds, CPU seconds)``."""
+        with tempfile.TemporaryDirectory() as tmp:
+            savemat(Path(tmp) / "in.mat", {"X": X.T, "U": components.T})
+            (Path(tmp) / "restore_all.m").write_text(_OCTAVE_DRIVER)
+            adds = "".join(f"addpath('{p}'); " for p in paths)
+            subprocess.run(
+                ["octave", "--no-gui", "--no-window-system", "--quiet", "--eval",
+                 f"{adds}cd('{tmp}'); restore_all('AIEM')"],
+                check=True, capture_output=True,
+            )  # fmt: skip
+            out = loadmat(Path(tmp) / "out.mat")
+        return out["C"].T @ components, float(out["sec"][0, 0]), float(out["cpu"][0, 0])
+
+    return run, about
+
+
 def random_start_hard_em(est, X, n_starts, seed):
     """Restore every sample by hard EM from LAD, LSRF and ``n_starts`` random starts."""
     r = est.components_.shape[0]
@@ -66,9 +166,9 @@ def random_start_hard_em(est, X, n_starts, seed):
     return C @ est.components_
 
 
-def table_u5(seeds, quick, wide):
+def table_u5(seeds, quick, wide, aiem=None):
     rows = []
-    settings = [(50, 3), (50, 4), (50, 5)] + ([(200, 3), (200, 5)] if wide else [])
+    settings = [(50, 3), (50, 4), (50, 5)] + ([(200, 3), (200, 4), (200, 5)] if wide else [])
     for m, r in settings[:1] if quick else settings:
         for inliers in (10, 15, 20, 25):
             for seed in seeds:
@@ -77,45 +177,87 @@ def table_u5(seeds, quick, wide):
                     random_state=seed,
                 )  # fmt: skip
 
-                def add(method, X_hat, sec, angle, m=m, r=r, inliers=inliers, X_true=X_true,
-                        p=permuted):
+                def add(
+                    method,
+                    X_hat,
+                    sec,
+                    cpu,
+                    angle,
+                    m=m,
+                    r=r,
+                    inliers=inliers,
+                    X_true=X_true,
+                    p=permuted,
+                    seed=seed,
+                ):
                     rows.append(
-                        {"m": m, "r": r, "inliers": inliers, "method": method,
+                        {"m": m, "r": r, "inliers": inliers, "method": method, "seed": seed,
                          "restored fraction": recovery(X_hat, X_true, p, tol=0.05),
                          "refined error": refined_restoration_error(X_true, X_hat, r),
-                         "angle (deg)": angle, "seconds": sec}
+                         "angle (deg)": angle, "seconds": sec, "CPU seconds": cpu}
                     )  # fmt: skip
 
                 est = UnlabeledPCA(r, stage2="hard_em", random_state=seed)
-                X_hat, sec = timed(est.fit_restore, X)
+                X_hat, sec, cpu = clocked(est.fit_restore, X)
                 angle = principal_angle(est.components_, comp)
-                add("DPCP+hard_em", X_hat, sec, angle)
+                add("DPCP+hard_em", X_hat, sec, cpu, angle)
                 gt = with_components(comp, X, stage2="hard_em", random_state=seed)
-                add("GT+hard_em", *timed(gt.restore, X), 0.0)
+                add("GT+hard_em", *clocked(gt.restore, X), 0.0)
+                if aiem is not None and r in (3, 4):
+                    dpcp, fit_sec, fit_cpu = clocked(UnlabeledPCA(r).fit, X)
+                    X_hat, sec, cpu = aiem(X, dpcp.components_)
+                    add(
+                        "DPCP+AIEM (authors, Octave)",
+                        X_hat,
+                        fit_sec + sec,
+                        fit_cpu + cpu,
+                        principal_angle(dpcp.components_, comp),
+                    )
+                    add("GT+AIEM (authors, Octave)", *aiem(X, comp), 0.0)
                 n_starts = (50, 500) if r == 3 else (50,)
                 for n in n_starts:
                     base = UnlabeledPCA(r).fit(X)
-                    X_hat, sec = timed(random_start_hard_em, base, X, n, seed)
-                    add(f"DPCP+hard EM, {n} random starts", X_hat, sec, angle)
+                    add(
+                        f"DPCP+hard EM, {n} random starts",
+                        *clocked(random_start_hard_em, base, X, n, seed),
+                        angle,
+                    )
                 lsrf = UnlabeledPCA(r, restore_samples="all")
-                add("DPCP+LSRF", *timed(lsrf.fit_restore, X), angle)
+                add("DPCP+LSRF", *clocked(lsrf.fit_restore, X), angle)
     return rows
 
 
 def main(argv=None):
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--wide", action="store_true", help="also m = 200")
+    p.add_argument(
+        "--authors",
+        default=os.environ.get("SKPAPERS_UPCA_AUTHORS"),
+        help="checkout of the authors' code (default: $SKPAPERS_UPCA_AUTHORS)",
+    )
     args = p.parse_args(argv)
     seeds = list(range(2 if args.quick else args.seeds))
-    rows = table_u5(seeds, args.quick, args.wide)
+    aiem, about = authors_aiem(args.authors)
+    if aiem is None:
+        print(f"The authors' AIEM rows are skipped: {about}.")
+        skipped = f" The authors' AIEM rows are skipped: {about}."
+    else:
+        skipped = (
+            f" The authors' AIEM ({about}) runs for r = 3 and 4 only (r >= 5 calls"
+            " Bertini); it restores every sample, as their code does. Its seconds are"
+            " measured inside Octave (plus our DPCP fit on the DPCP row), without Octave's"
+            " start-up of about 0.3 s."
+        )
+    rows = table_u5(seeds, args.quick, args.wide, aiem)
     report = Report("upca_dense", "Unlabeled PCA: dense permutations", out=args.out)
     report.section(
         "U5", "Dense permutations (n=100, alpha=1, noise 0.01)",
         summarise(rows, ["m", "r", "inliers", "method"],
-                  ["restored fraction", "refined error", "angle (deg)", "seconds"]),
+                  ["restored fraction", "refined error", "angle (deg)", "seconds",
+                   "CPU seconds"]),
         raw=rows,
         note="'restored': permuted samples with relative error below 0.05. The random-start "
-             "solvers and LSRF run on the DPCP subspace fitted by UnlabeledPCA.",
+             "solvers, LSRF and AIEM run on the DPCP subspace fitted by UnlabeledPCA." + skipped,
     )  # fmt: skip
     print(report.write())
 
