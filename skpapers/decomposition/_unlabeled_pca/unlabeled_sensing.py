@@ -454,9 +454,19 @@ def _moment_search(A, Y, M, accept, dirs, full, n_best, max_entries=2_000_000):
         step = max(1, max_entries // (K * m))
         for i0 in range(0, todo.size, step):
             rows = todo[i0 : i0 + step]
-            c_new, e_new = _hard_em(
-                A, Y[rows], None if M is None else M[rows], best_x[i0 : i0 + step]
-            )
+            starts = best_x[i0 : i0 + step]
+            Mi = None if M is None else M[rows]
+            # r = 3: the best-scored start first, the others only where it stays
+            # above the noise level (2-3x less CPU, same restorations on the
+            # dense benchmark); from r = 4 the best-scored start reaches the noise
+            # level in a wrong basin too often (restored 98-99% instead of 100%)
+            first = 1 if r == 3 else K
+            c_new, e_new = _hard_em(A, Y[rows], Mi, starts[:, :first])
+            rest = np.flatnonzero(e_new > accept[rows])
+            if rest.size and K > first:
+                c_new[rest], e_new[rest] = _hard_em(
+                    A, Y[rows[rest]], None if Mi is None else Mi[rest], starts[rest]
+                )
             better = e_new < err[rows]
             C[rows[better]] = c_new[better]
             err[rows[better]] = e_new[better]
