@@ -135,11 +135,13 @@ def test_flags_on_records_leave_clean_attributes_alone(alpha, seed, records):
         far = truly & (d > np.sqrt(1 - r / A.shape[1]) - 0.01)  # as far as a random direction
         if far.any():
             assert flagged[far].mean() > 0.95
-        if alpha == 1.0:
-            assert far.sum() >= 0.6 * truly.sum()
+        if alpha == 1.0:  # every fully shuffled attribute is flagged
+            assert flagged[truly].mean() > 0.95
 
 
-@pytest.mark.parametrize("alpha, seed", [(0.1, 21), (0.3, 22), (1.0, 23)])
+@pytest.mark.parametrize(
+    "alpha, seed", [(0.1, 21), (0.1, 24), (0.1, 25), (0.2, 26), (0.3, 22), (1.0, 23)]
+)
 def test_flagged_restoration_never_worse_than_doing_nothing_on_scores(alpha, seed):
     try:
         D = load_exam_scores()
@@ -154,14 +156,11 @@ def test_flagged_restoration_never_worse_than_doing_nothing_on_scores(alpha, see
     def err(B):
         return relative_restoration_error(Z * norms + means, B.T * norms + means)
 
-    if alpha >= 0.3:
-        assert err(A_hat) <= err(A) + 1e-12
-    else:
-        # 10% shuffled: the shuffled attributes are flagged exactly, but LSRF
-        # restores them less well than leaving them (the rank-3 fit of an exam
-        # attribute is further off than a 10% shuffle): within 10% of doing nothing
-        np.testing.assert_array_equal(upca.permuted_mask_, np.isin(np.arange(14), columns))
-        assert err(A_hat) <= 1.1 * err(A)
+    np.testing.assert_array_equal(upca.permuted_mask_, np.isin(np.arange(14), columns))
+    # with 10% shuffled, the Stage-I subspace (fitted on the first exam) restores the
+    # second exam worse than leaving it (0.065 against 0.061); the subspace refitted
+    # with the entries of the partly shuffled attributes restores it better
+    assert err(A_hat) <= err(A)
 
 
 # --- LSRF for many entries -------------------------------------------------------------

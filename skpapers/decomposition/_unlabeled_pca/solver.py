@@ -40,6 +40,7 @@ __all__ = ["UnlabeledPCAResult", "unlabeled_pca"]
 
 _MAD_ENTRIES = 2**17  # residual entries behind lsrf_tol="auto" (unflagged samples)
 _MOMENT_ROUNDS = 8  # search rounds of "hard_em" for a sample not fitted to the noise level
+_PARTLY_SHUFFLED = 0.2  # flagged samples with at most this share beyond tolerance join a refit
 
 
 def _moment_schedule(r):
@@ -219,6 +220,44 @@ def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
     mad = np.percentile(mads, 25)
     floor = np.sqrt(np.finfo(np.float64).eps) * np.max(np.abs(Y))
     return float(max(3.0 * 1.4826 * mad, floor))
+
+
+def _refit_partly_shuffled(Y, M, U, flagged, tol, p, max_iter, tol_stage1):
+    """Refit the subspace with the entries of the partly shuffled samples it fits.
+
+    Stage I treats every flagged sample as an outlier, so a sample with a few
+    entries shuffled (and most of them in place) does not inform the subspace.
+    LSRF (tolerance ``tol``) fits each flagged sample; those with at most
+    ``_PARTLY_SHUFFLED`` of their entries beyond the tolerance join the
+    unflagged samples, with those entries left out, in a least-squares
+    (``stage1="pca"``) refit. Densely shuffled samples stay out.
+
+    Returns
+    -------
+    U : ndarray of shape (n_features, r)
+        The refitted basis, or ``U`` when no sample joins.
+    joined : int
+        Number of flagged samples that joined the refit.
+    """
+    rows = np.flatnonzero(flagged)
+    if rows.size == 0:
+        return U, 0
+    Mf = None if M is None else M[rows]
+    C = _lsrf(U, Y[rows], Mf, tol)
+    beyond = np.abs(Y[rows] - C @ U.T) > tol
+    if Mf is not None:
+        beyond &= Mf
+    n_obs = Y.shape[1] if Mf is None else Mf.sum(axis=1)
+    part = beyond.sum(axis=1) <= _PARTLY_SHUFFLED * n_obs
+    if not part.any():
+        return U, 0
+    mask = np.ones(Y.shape, dtype=bool) if M is None else M.copy()
+    mask[rows[part]] &= ~beyond[part]
+    use = ~flagged
+    use[rows[part]] = True
+    Yu = np.where(mask[use], Y[use], 0.0)
+    U_new, _ = _stage1(Yu, mask[use], U.shape[1], "pca", p, max_iter, tol_stage1)
+    return U_new, int(part.sum())
 
 
 def _stage2_chunk(A, Y, M, method, tol, search):
@@ -488,6 +527,16 @@ def unlabeled_pca(
             f"{int(flagged.sum())} of {n_samples} samples flagged by the unexplained "
             f"rule (above {_UNEXPLAINED_FLAG:.4g})"
         )
+        if lsrf_tol is not None:
+            with _one_blas_thread(min(n_samples, n_features)):
+                U, joined = _refit_partly_shuffled(
+                    Y, M, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged),
+                    p, max_iter, tol,
+                )
+                if joined:
+                    C = _least_squares(U, Y, M)
+                    d = distances(Y, M, C, U)
+            progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(
         distances=d,
