@@ -123,3 +123,29 @@ def test_faces_flag_shuffled_images_by_what_the_others_do_not_explain(faces, see
     assert upca.permuted_mask_[shuffled].mean() > 0.95
     # 2-6 of the 48 clean images over seeds 305-310
     assert upca.permuted_mask_[~shuffled].sum() <= 7
+
+
+def test_subspace_refit_takes_partly_shuffled_samples_and_needs_enough_of_them():
+    from skpapers.decomposition._unlabeled_pca.solver import _refit_partly_shuffled
+
+    rng = np.random.default_rng(431)
+    m, r = 60, 3
+    truth = np.linalg.qr(rng.standard_normal((m, r)))[0]
+    Y = rng.standard_normal((12, r)) @ truth.T
+    for y in Y[6:9]:  # 10% of the entries shuffled: the 3 smallest with the 3 largest
+        order = np.argsort(y)
+        y[np.r_[order[:3], order[-3:]]] = y[np.r_[order[-3:], order[:3]]]
+    Y[9:] = rng.permutation(Y[9:].T).T  # densely shuffled
+    flagged = np.arange(12) >= 6
+    tilted = np.linalg.qr(truth + 1e-3 * rng.standard_normal((m, r)))[0]
+    U, joined = _refit_partly_shuffled(Y, None, tilted, flagged, 0.05, 0.5, 1000, 1e-12)
+    assert joined == 3  # the partly shuffled ones, not the dense ones
+    # from the six clean samples and the entries kept: the true subspace, where the
+    # start was tilted
+    assert np.linalg.norm(tilted @ tilted.T - truth @ truth.T) > 1e-3
+    assert np.linalg.norm(U @ U.T - truth @ truth.T) < 1e-8
+    # fewer than r + 1 samples for the refit: the subspace is kept
+    alone = np.arange(12) != 6
+    alone[7:] = True
+    kept, joined = _refit_partly_shuffled(Y[6:], None, tilted, alone[6:], 0.05, 0.5, 1000, 1e-12)
+    assert joined == 0 and kept is tilted

@@ -249,12 +249,12 @@ def _refit_partly_shuffled(Y, M, U, flagged, tol, p, max_iter, tol_stage1):
         beyond &= Mf
     n_obs = Y.shape[1] if Mf is None else Mf.sum(axis=1)
     part = beyond.sum(axis=1) <= _PARTLY_SHUFFLED * n_obs
-    if not part.any():
+    use = ~flagged
+    use[rows[part]] = True
+    if not part.any() or use.sum() <= U.shape[1]:  # the refit needs r + 1 samples
         return U, 0
     mask = np.ones(Y.shape, dtype=bool) if M is None else M.copy()
     mask[rows[part]] &= ~beyond[part]
-    use = ~flagged
-    use[rows[part]] = True
     Yu = np.where(mask[use], Y[use], 0.0)
     U_new, _ = _stage1(Yu, mask[use], U.shape[1], "pca", p, max_iter, tol_stage1)
     return U_new, int(part.sum())
