@@ -391,7 +391,7 @@ def _sorted_errors(A, y_sorted0, valid, obs, X):
     return np.sqrt(np.einsum("kgm,kgm->kg", diff, diff))
 
 
-def _moment_search(A, Y, M, accept, dirs, full, n_best, max_entries=2_000_000):
+def _moment_search(A, Y, M, accept, dirs, full, n_best, n_first=None, max_entries=2_000_000):
     """Hard EM from starts matching the first two power sums, round after round.
 
     The power sums of a sample are invariant under permutations of its entries
@@ -401,7 +401,9 @@ def _moment_search(A, Y, M, accept, dirs, full, n_best, max_entries=2_000_000):
     ``|sort(y) - sort(A x)|``, runs hard EM from the ``n_best`` best (the local
     minima along the circle for ``r = 3``), and keeps the best solution. A sample
     stops as soon as its error is at most ``accept`` (the noise level), otherwise
-    it goes to the next round (fresh points).
+    it goes to the next round (fresh points). Hard EM runs from the ``n_first``
+    best starts first (all ``n_best`` when None) and from all of them only for
+    the samples these leave above ``accept``.
 
     Memory: ``max_entries`` bounds the ``(samples x points x m)`` arrays; the
     search walks over blocks of points and of samples.
@@ -456,11 +458,7 @@ def _moment_search(A, Y, M, accept, dirs, full, n_best, max_entries=2_000_000):
             rows = todo[i0 : i0 + step]
             starts = best_x[i0 : i0 + step]
             Mi = None if M is None else M[rows]
-            # r = 3: the best-scored start first, the others only where it stays
-            # above the noise level (2-3x less CPU, same restorations on the
-            # dense benchmark); from r = 4 the best-scored start reaches the noise
-            # level in a wrong basin too often (restored 98-99% instead of 100%)
-            first = 1 if r == 3 else K
+            first = K if n_first is None else min(n_first, K)
             c_new, e_new = _hard_em(A, Y[rows], Mi, starts[:, :first])
             rest = np.flatnonzero(e_new > accept[rows])
             if rest.size and K > first:
