@@ -233,7 +233,7 @@ def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
     return float(max(3.0 * 1.4826 * mad, floor))
 
 
-def _refit_partly_shuffled(Y, M, U, flagged, tol, p, max_iter, tol_stage1):
+def _refit_partly_shuffled(Y, U, flagged, tol, p, max_iter, tol_stage1):
     """Refit the subspace with the entries of the partly shuffled samples it fits.
 
     Stage I treats every flagged sample as an outlier, so a sample with a few
@@ -241,7 +241,8 @@ def _refit_partly_shuffled(Y, M, U, flagged, tol, p, max_iter, tol_stage1):
     LSRF (tolerance ``tol``) fits each flagged sample; those with at most
     ``_PARTLY_SHUFFLED`` of their entries beyond the tolerance join the
     unflagged samples, with those entries left out, in a least-squares
-    (``stage1="pca"``) refit. Densely shuffled samples stay out.
+    (``stage1="pca"``) refit. Densely shuffled samples stay out. ``Y`` is
+    complete (the leave-one-out rule, which this step follows, needs it).
 
     Returns
     -------
@@ -253,19 +254,14 @@ def _refit_partly_shuffled(Y, M, U, flagged, tol, p, max_iter, tol_stage1):
     rows = np.flatnonzero(flagged)
     if rows.size == 0:
         return U, 0
-    Mf = None if M is None else M[rows]
-    C = _lsrf(U, Y[rows], Mf, tol)
-    beyond = np.abs(Y[rows] - C @ U.T) > tol
-    if Mf is not None:
-        beyond &= Mf
-    n_obs = Y.shape[1] if Mf is None else Mf.sum(axis=1)
-    part = beyond.sum(axis=1) <= _PARTLY_SHUFFLED * n_obs
+    beyond = np.abs(Y[rows] - _lsrf(U, Y[rows], None, tol) @ U.T) > tol
+    part = beyond.mean(axis=1) <= _PARTLY_SHUFFLED
     use = ~flagged
     use[rows[part]] = True
     if not part.any() or use.sum() <= U.shape[1]:  # the refit needs r + 1 samples
         return U, 0
-    mask = np.ones(Y.shape, dtype=bool) if M is None else M.copy()
-    mask[rows[part]] &= ~beyond[part]
+    mask = np.ones(Y.shape, dtype=bool)
+    mask[rows[part]] = ~beyond[part]
     Yu = np.where(mask[use], Y[use], 0.0)
     U_new, _ = _stage1(Yu, mask[use], U.shape[1], "pca", p, max_iter, tol_stage1)
     return U_new, int(part.sum())
@@ -541,7 +537,7 @@ def unlabeled_pca(
         if lsrf_tol is not None:
             with _one_blas_thread(min(n_samples, n_features)):
                 U, joined = _refit_partly_shuffled(
-                    Y, M, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged),
+                    Y, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged),
                     p, max_iter, tol,
                 )
                 if joined:
