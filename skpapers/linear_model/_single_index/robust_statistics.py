@@ -329,9 +329,7 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
             v = u / nu
         tau = Z @ v - m @ v
         lam = (w @ np.square(tau)) / sw
-        kept = tau[w > 0.5]
-        kept = kept[:: max(1, kept.size // _MAD_ROWS)]  # a systematic sample is enough
-        unit = float(_median_mad(kept[:, None])[1][0]) ** 2  # 1 when the MAD is 0
+        unit = _sampled_median_sd(tau[w > 0.5])[1] ** 2  # 1 when the MAD is 0
         if lam <= threshold * unit:
             break
         score = np.square(tau) * (np.abs(tau) > _LARGE * np.sqrt(unit))
@@ -344,6 +342,18 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
         w = w_new
     state["v"] = v
     return _tail_cut(tau, w > 0.5, int(budget - (n - w.sum())))
+
+
+def _sampled_median_sd(values):
+    """Median and MAD-based sd of ``values`` on a systematic sample, and its size.
+
+    At most about ``_MAD_ROWS`` values (every k-th one) are enough for the
+    robust scale of the projections in the covariate filter; the sd is 1 when
+    the MAD is 0.
+    """
+    sample = values[:: max(1, values.size // _MAD_ROWS), None]
+    med, sd = _median_mad(sample)
+    return float(med[0]), float(sd[0]), sample.shape[0]
 
 
 def _tail_cut(tau, keep, budget, tests=(2.0, 2.5), cut=1.5, z=4.0, top=_LARGE):
@@ -370,9 +380,7 @@ def _tail_cut(tau, keep, budget, tests=(2.0, 2.5), cut=1.5, z=4.0, top=_LARGE):
     m = int(np.count_nonzero(keep))
     if m == 0 or budget <= 0:
         return keep
-    kept = tau[keep]
-    sample = kept[:: max(1, m // _MAD_ROWS), None]
-    med, sd = (float(a[0]) for a in _median_mad(sample))
+    med, sd, rows = _sampled_median_sd(tau[keep])
     dev = np.abs(tau - med)
     t = np.asarray(tests, dtype=float)
     p = 2.0 * (norm.cdf(top) - norm.cdf(t))
@@ -380,7 +388,7 @@ def _tail_cut(tau, keep, budget, tests=(2.0, 2.5), cut=1.5, z=4.0, top=_LARGE):
     excess = np.count_nonzero((band > t) & (band <= top), axis=0) - m * p
     # the MAD of Gaussian values has relative variance 1.36 / (rows it is taken on)
     slope = 2.0 * (t * norm.pdf(t) - top * norm.pdf(top))
-    var = m * p * (1.0 - p) + m * m / sample.shape[0] * 1.36 * np.square(slope)
+    var = m * p * (1.0 - p) + m * m / rows * 1.36 * np.square(slope)
     if np.all(excess <= z * np.sqrt(var)):
         return keep
     out = np.flatnonzero(keep & (dev > cut * sd))
