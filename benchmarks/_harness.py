@@ -43,6 +43,16 @@ def timed(fn, *args, **kwargs):
     return out, time.perf_counter() - t0
 
 
+def clocked(fn, *args, **kwargs):
+    """Call ``fn(*args, **kwargs)``; return ``(result, wall seconds, CPU seconds)``.
+
+    CPU seconds are those of this process, all threads included.
+    """
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = fn(*args, **kwargs)
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
 def peak_rss_mb():
     """Peak resident set size of this process image (VmHWM on Linux), in MB.
 

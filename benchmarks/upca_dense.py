@@ -42,11 +42,10 @@ import os
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
-from _harness import Report, parser, summarise
+from _harness import Report, clocked, parser, summarise
 from scipy.io import loadmat, savemat
 from upca_common import recovery, with_components
 
@@ -76,13 +75,6 @@ def _hard_em_one(A, y, starts, max_iter=1000, tol=1e-4):
         X[run] = matched @ pinv.T
     err = np.linalg.norm(ys - np.sort(X @ A.T, axis=1), axis=1)
     return X[np.argmin(err)]
-
-
-def clocked(fn, *args):
-    """Call ``fn(*args)``; return ``(result, wall seconds, CPU seconds)``."""
-    t0, c0 = time.perf_counter(), time.process_time()
-    out = fn(*args)
-    return out, time.perf_counter() - t0, time.process_time() - c0
 
 
 # Restores every column of X (m x n) on U (m x r) with the authors' solver,

@@ -22,10 +22,9 @@
 Run: ``python benchmarks/upca_speed.py [--quick] [--only S1,S2]``.
 """
 
-import time
 
 import numpy as np
-from _harness import Report, parser, summarise, timed
+from _harness import Report, clocked, parser, summarise, timed
 from sklearn.decomposition import PCA
 from threadpoolctl import threadpool_limits
 from upca_common import lsrf_downdated, lsrf_textbook, with_components
@@ -48,8 +47,8 @@ def table_s1(seeds, quick):
             with threadpool_limits(1, user_api="blas"):
                 _, sec_pca1 = timed(lambda p=pca1, X=X: p.inverse_transform(p.fit_transform(X)))
             est = UnlabeledPCA(r)
-            (_, sec_fit), cpu_fit = cpu_timed(timed, est.fit, X)
-            (X_hat, sec_restore), cpu_restore = cpu_timed(timed, est.restore, X)
+            _, sec_fit, cpu_fit = clocked(est.fit, X)
+            X_hat, sec_restore, cpu_restore = clocked(est.restore, X)
             X_paper, sec_paper = timed(est.set_params(lsrf_tol=None).fit(X).restore, X)
             total = sec_fit + sec_restore
             rows.append(
@@ -64,13 +63,6 @@ def table_s1(seeds, quick):
                  "paper's LSRF error": relative_restoration_error(X_true, X_paper)}
             )  # fmt: skip
     return rows
-
-
-def cpu_timed(fn, *args):
-    """``fn(*args)`` and the CPU seconds of this process (all threads) it took."""
-    start = time.process_time()
-    out = fn(*args)
-    return out, time.process_time() - start
 
 
 def _one_by_one(est, X):
