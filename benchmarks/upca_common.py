@@ -91,6 +91,24 @@ def shuffle_faces(faces, rng, n_corrupted=16, h=192, w=168, v=12, hp=7, n_fixed=
     return X, mask
 
 
+def restorable(X_clean, X, r):
+    """Permuted samples that restoring to the subspace can improve.
+
+    A restoration returns a point of the rank-``r`` subspace, so it cannot come
+    closer to a sample's true values than their distance to that subspace. A
+    sample is restorable when that distance (to the uncentred rank-``r`` subspace
+    of the other clean samples) is smaller than how far the permutation moved
+    it; elsewhere even perfect flags and a perfect restoration make it worse
+    than leaving it as it is.
+    """
+    moved = np.linalg.norm(X - X_clean, axis=1)
+    floor = np.empty(len(X_clean))
+    for j in range(len(X_clean)):
+        V = top_right(np.delete(X_clean, j, axis=0), r)
+        floor[j] = np.linalg.norm(X_clean[j] - (X_clean[j] @ V.T) @ V)
+    return moved > floor
+
+
 def flag_rates(flagged, truly_permuted, off_subspace=None):
     """Fraction of clean samples flagged and of permuted samples flagged.
 
