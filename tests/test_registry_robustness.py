@@ -396,7 +396,9 @@ def test_cli_list_real_ctrl_c_at_import_interrupts(site):
     write_dist(
         site, "brk-ctrlc", section("ctrlc = brk_ctrlc:Anything"), modules={"brk_ctrlc": source}
     )
-    result = cli(site, "list")
+    # the CLI with the default SIGINT disposition, also when this run ignores
+    # SIGINT (a background job), which the child would otherwise inherit
+    result = cli(site, "list", preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     err = result.stderr.decode()
     assert result.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err, err

@@ -160,14 +160,14 @@ def test_subspace_refit_takes_partly_shuffled_samples_and_needs_enough_of_them()
     Y[9:] = rng.permutation(Y[9:].T).T  # densely shuffled
     flagged = np.arange(12) >= 6
     tilted = np.linalg.qr(truth + 1e-3 * rng.standard_normal((m, r)))[0]
-    U, joined = _refit_partly_shuffled(Y, tilted, flagged, 0.05, 0.5, 1000, 1e-12)
+    U, joined = _refit_partly_shuffled(Y, tilted, flagged, 0.05, 1000)
     assert joined == 3  # the partly shuffled ones, not the dense ones
-    # from the six clean samples and the entries kept: the true subspace, where the
-    # start was tilted
+    # from the six clean samples and the entries kept: the true subspace (up to the
+    # refit's stopping rule, a move below 1e-6 per round), where the start was tilted
     assert np.linalg.norm(tilted @ tilted.T - truth @ truth.T) > 1e-3
-    assert np.linalg.norm(U @ U.T - truth @ truth.T) < 1e-8
+    assert np.linalg.norm(U @ U.T - truth @ truth.T) < 1e-5
     # fewer than r + 1 samples for the refit: the subspace is kept
     alone = np.arange(12) != 6
     alone[7:] = True
-    kept, joined = _refit_partly_shuffled(Y[6:], tilted, alone[6:], 0.05, 0.5, 1000, 1e-12)
+    kept, joined = _refit_partly_shuffled(Y[6:], tilted, alone[6:], 0.05, 1000)
     assert joined == 0 and kept is tilted

@@ -17,11 +17,13 @@ from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_random_state
 
 from skpapers.decomposition._unlabeled_pca.subspace import (
+    _MOVE_TOL,
     _UNEXPLAINED_FLAG,
     _UNEXPLAINED_MAX,
     _flag_threshold,
     _least_squares,
     _one_blas_thread,
+    _sin_largest_angle,
     _stage1,
     _unexplained,
 )
@@ -233,16 +235,19 @@ def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
     return float(max(3.0 * 1.4826 * mad, floor))
 
 
-def _refit_partly_shuffled(Y, U, flagged, tol, p, max_iter, tol_stage1):
+def _refit_partly_shuffled(Y, U, flagged, tol, max_iter):
     """Refit the subspace with the entries of the partly shuffled samples it fits.
 
     Stage I treats every flagged sample as an outlier, so a sample with a few
     entries shuffled (and most of them in place) does not inform the subspace.
     LSRF (tolerance ``tol``) fits each flagged sample; those with at most
     ``_PARTLY_SHUFFLED`` of their entries beyond the tolerance join the
-    unflagged samples, with those entries left out, in a least-squares
-    (``stage1="pca"``) refit. Densely shuffled samples stay out. ``Y`` is
-    complete (the leave-one-out rule, which this step follows, needs it).
+    unflagged samples in a PCA of the subspace with those entries missing
+    (least squares on the observed entries). Densely shuffled samples stay out.
+    The missing entries start at their LSRF fit and are refilled with their
+    projection on the current subspace (EM for PCA with missing entries), until
+    the subspace moves by at most ``_MOVE_TOL`` or after ``max_iter`` rounds.
+    ``Y`` is complete.
 
     Returns
     -------
@@ -254,17 +259,23 @@ def _refit_partly_shuffled(Y, U, flagged, tol, p, max_iter, tol_stage1):
     rows = np.flatnonzero(flagged)
     if rows.size == 0:
         return U, 0
-    beyond = np.abs(Y[rows] - _lsrf(U, Y[rows], None, tol) @ U.T) > tol
+    fit = _lsrf(U, Y[rows], None, tol) @ U.T
+    beyond = np.abs(Y[rows] - fit) > tol
     part = beyond.mean(axis=1) <= _PARTLY_SHUFFLED
-    use = ~flagged
-    use[rows[part]] = True
-    if not part.any() or use.sum() <= U.shape[1]:  # the refit needs r + 1 samples
+    if not part.any() or np.sum(~flagged) + part.sum() <= U.shape[1]:  # r + 1 samples
         return U, 0
-    mask = np.ones(Y.shape, dtype=bool)
-    mask[rows[part]] = ~beyond[part]
-    Yu = np.where(mask[use], Y[use], 0.0)
-    U_new, _ = _stage1(Yu, mask[use], U.shape[1], "pca", p, max_iter, tol_stage1)
-    return U_new, int(part.sum())
+    rows, beyond = rows[part], beyond[part]
+    joined = np.where(beyond, fit[part], Y[rows])
+    Yu = np.concatenate([Y[~flagged], joined])
+    for _ in range(max_iter):
+        U_new, _ = _stage1(Yu, None, U.shape[1], "pca", 2.0, 1, 0.0)
+        moved = _sin_largest_angle(U, U_new)
+        U = U_new
+        if moved <= _MOVE_TOL:
+            break
+        joined[beyond] = ((joined @ U) @ U.T)[beyond]
+        Yu[-len(rows) :] = joined
+    return U, int(part.sum())
 
 
 def _stage2_chunk(A, Y, M, method, tol, search):
@@ -534,16 +545,15 @@ def unlabeled_pca(
             f"{int(flagged.sum())} of {n_samples} samples flagged by the unexplained "
             f"rule (above {_UNEXPLAINED_FLAG:.4g})"
         )
-        if lsrf_tol is not None:
-            with _one_blas_thread(min(n_samples, n_features)):
-                U, joined = _refit_partly_shuffled(
-                    Y, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged),
-                    p, max_iter, tol,
-                )
-                if joined:
-                    C = _least_squares(U, Y, M)
-                    d = distances(Y, M, C, U)
-            progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
+    if lsrf_tol is not None and M is None:
+        with _one_blas_thread(min(n_samples, n_features)):
+            U, joined = _refit_partly_shuffled(
+                Y, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged), max_iter
+            )
+            if joined:
+                C = _least_squares(U, Y, M)
+                d = distances(Y, M, C, U)
+        progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(
         distances=d,
