@@ -11,6 +11,7 @@ from skpapers.datasets import (
 )
 from skpapers.decomposition import UnlabeledPCA, unlabeled_pca
 from skpapers.exceptions import FlaggingWarning
+from skpapers.metrics import principal_angle, relative_restoration_error
 
 
 @pytest.mark.parametrize("seed", [401, 402])
@@ -171,3 +172,25 @@ def test_subspace_refit_takes_partly_shuffled_samples_and_needs_enough_of_them()
     alone[7:] = True
     kept, joined = _refit_partly_shuffled(Y[6:], tilted, alone[6:], 0.05, 1000)
     assert joined == 0 and kept is tilted
+
+
+@pytest.mark.parametrize("seed", [441, 442])
+def test_subspace_refit_under_the_distance_rule(seed, fit_no_warning):
+    # the paper's sparse setting (more samples than features, 90% permuted, 10% of
+    # their entries shuffled): the partly shuffled samples join the refit, and the
+    # flags, the threshold and restore follow the refitted subspace
+    X, X_true, components, permuted = make_permuted_subspace(500, 50, 3, random_state=seed)
+    upca = fit_no_warning(UnlabeledPCA(3), X)
+    paper = fit_no_warning(UnlabeledPCA(3, lsrf_tol=None), X)  # Stage I, no refit
+    assert upca.flagging_rule_ == "distance"
+    np.testing.assert_array_equal(upca.permuted_mask_, upca.distances_ > upca.threshold_)
+    assert upca.permuted_mask_[permuted].mean() > 0.95
+    assert upca.permuted_mask_[~permuted].mean() < 0.10
+    np.testing.assert_array_equal(upca.restore(X), UnlabeledPCA(3).fit_restore(X))
+    angle = principal_angle(upca.components_, components)
+    assert angle < principal_angle(paper.components_, components) / 2
+    # every sample restored at the same tolerance: the refitted subspace does better
+    every = UnlabeledPCA(3, restore_samples="all").fit(X)
+    refitted = relative_restoration_error(X_true, every.restore(X))
+    every.components_ = paper.components_
+    assert refitted < 0.95 * relative_restoration_error(X_true, every.restore(X))

@@ -526,34 +526,37 @@ def unlabeled_pca(
                 Y, M, r, stage1, p, max_iter, tol, distances=None if too_far else d
             )
     progress.stage(f"Stage I ({stage1}): {int(n_iter)} iteration(s)")
-    if unexplained is None:
-        rule = "distance"
+    rule = "distance" if unexplained is None else "unexplained"
+    if rule == "unexplained":
+        flagged = unexplained > _UNEXPLAINED_FLAG
+    if lsrf_tol is not None and M is None:
+        with _one_blas_thread(min(n_samples, n_features)):
+            U, joined = _refit_partly_shuffled(
+                Y, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged), max_iter
+            )
+            if joined:  # distances and threshold on the refitted subspace
+                C = _least_squares(U, Y, M)
+                d = distances(Y, M, C, U)
+                threshold, too_far_refit = _flag_threshold(d, r, m_obs, outlier_threshold)
+                if rule == "distance":
+                    flagged, too_far = d > threshold, too_far_refit
+        progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
+    if rule == "distance":
         progress.stage(
             f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}"
         )
         if too_far and restore_samples == "flagged":
             _warn_too_far(d, threshold, flagged, r, n_features)
     else:
-        rule = "unexplained"
-        flagged = unexplained > _UNEXPLAINED_FLAG
         why = (
             "is the distance of a random direction" if too_far
             else "leaves residuals that other samples explain"
         )
         progress.stage(
-            f"flagging: the distance threshold ({threshold:.4g}) {why}; "
-            f"{int(flagged.sum())} of {n_samples} samples flagged by the unexplained "
-            f"rule (above {_UNEXPLAINED_FLAG:.4g})"
+            f"flagging: the distance threshold {why}; {int(flagged.sum())} of "
+            f"{n_samples} samples flagged by the unexplained rule (above "
+            f"{_UNEXPLAINED_FLAG:.4g})"
         )
-    if lsrf_tol is not None and M is None:
-        with _one_blas_thread(min(n_samples, n_features)):
-            U, joined = _refit_partly_shuffled(
-                Y, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged), max_iter
-            )
-            if joined:
-                C = _least_squares(U, Y, M)
-                d = distances(Y, M, C, U)
-        progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(
         distances=d,
