@@ -209,14 +209,24 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       "distance"``). Where neither rule can flag,
       ``fit`` emits a :class:`~skpapers.exceptions.FlaggingWarning` (with
       ``restore_samples="flagged"``).
-    - Subspace refit from partly shuffled samples (not in the paper; with the
-      ``"unexplained"`` rule and an LSRF tolerance): Stage I treats every
-      flagged sample as an outlier, which discards the samples with only a few
-      entries shuffled. LSRF fits each flagged sample; those with at most 20% of
-      their entries beyond the tolerance :attr:`lsrf_tol_` join the unflagged
-      samples, with those entries left out, in a least-squares refit of the
-      subspace (``stage1="pca"`` with missing entries), and
-      :attr:`components_` is the refitted subspace. On the exam scores (the
+    - Subspace refit from partly shuffled samples (not in the paper; with an
+      LSRF tolerance and complete samples): Stage I treats every flagged
+      sample as an outlier, which discards the samples with only a few entries
+      shuffled. LSRF fits each flagged sample; those with at most 20% of their
+      entries beyond the tolerance :attr:`lsrf_tol_` join the unflagged
+      samples, with those entries missing, in a PCA of the subspace (EM for
+      PCA with missing entries: they start at their LSRF fit and are refilled
+      with their projection until the subspace moves by at most 1e-6), and
+      :attr:`components_` is the refitted subspace; :attr:`distances_`,
+      :attr:`threshold_` and, under the distance rule, :attr:`permuted_mask_`
+      follow it. With ``lsrf_tol=None`` (the paper's algorithm) or missing
+      entries, :attr:`components_` is the Stage-I subspace. In the paper's
+      synthetic setting (500 samples, 50 features, 90% of them with 10% of
+      their entries shuffled, noise 0.01) the refit cuts the restoration error
+      by 14-24% for ``n_components`` 3-10; with 30% shuffled few samples join
+      and the gain is small; at 1e5 samples the subspace is 7 times closer
+      to the truth, the error almost unchanged, and ``fit`` takes about 1 s
+      instead of 0.2 s (see the benchmarks). On the exam scores (the
       second exam shuffled, rank 3) Stage I fits the first exam, from which
       the second is far; with 10% of the records shuffled, restoring from the
       Stage-I subspace was worse than doing nothing (0.065 against 0.061), and
