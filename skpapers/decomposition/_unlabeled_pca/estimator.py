@@ -217,8 +217,8 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       samples, with those entries missing, in a PCA of the subspace (EM for
       PCA with missing entries: they start at their LSRF fit and are refilled
       with their projection until the subspace moves by at most 1e-6), and
-      :attr:`components_` is the refitted subspace; :attr:`distances_`,
-      :attr:`threshold_` and, under the distance rule, :attr:`permuted_mask_`
+      :attr:`components_` is the refitted subspace; :attr:`distances_` and,
+      under the distance rule, :attr:`threshold_` and :attr:`permuted_mask_`
       follow it. With ``lsrf_tol=None`` (the paper's algorithm) or missing
       entries, :attr:`components_` is the Stage-I subspace. In the paper's
       synthetic setting (500 samples, 50 features, 90% of them with 10% of

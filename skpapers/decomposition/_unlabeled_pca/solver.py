@@ -534,12 +534,12 @@ def unlabeled_pca(
             U, joined = _refit_partly_shuffled(
                 Y, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged), max_iter
             )
-            if joined:  # distances and threshold on the refitted subspace
+            if joined:  # distances (and the distance rule's flags) on the refitted subspace
                 C = _least_squares(U, Y, M)
                 d = distances(Y, M, C, U)
-                threshold, too_far_refit = _flag_threshold(d, r, m_obs, outlier_threshold)
                 if rule == "distance":
-                    flagged, too_far = d > threshold, too_far_refit
+                    threshold, too_far = _flag_threshold(d, r, m_obs, outlier_threshold)
+                    flagged = d > threshold
         progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
     if rule == "distance":
         progress.stage(
