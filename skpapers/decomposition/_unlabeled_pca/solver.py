@@ -553,9 +553,9 @@ def unlabeled_pca(
             else "leaves residuals that other samples explain"
         )
         progress.stage(
-            f"flagging: the distance threshold {why}; {int(flagged.sum())} of "
-            f"{n_samples} samples flagged by the unexplained rule (above "
-            f"{_UNEXPLAINED_FLAG:.4g})"
+            f"flagging: the distance threshold ({threshold:.4g}) {why}; "
+            f"{int(flagged.sum())} of {n_samples} samples flagged by the unexplained "
+            f"rule (above {_UNEXPLAINED_FLAG:.4g})"
         )
     components = U.T.astype(X.dtype)
     result = UnlabeledPCAResult(
