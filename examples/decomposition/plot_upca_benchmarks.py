@@ -70,10 +70,12 @@ flags = pd.read_csv(results / "upca_records_f1_raw.csv")
 summary = flags.groupby(["data", "setting"], sort=False)[
     ["clean flagged", "moved permuted flagged", "restorable permuted flagged"]
 ].mean()
-ax = summary.plot.barh(figsize=(7, 4))
+fig, ax = plt.subplots(figsize=(8, 5.5), layout="constrained")
+summary.plot.barh(ax=ax, legend=False)
 ax.set_xlabel("fraction flagged")
+ax.set_ylabel("")
 ax.invert_yaxis()
-plt.tight_layout()
+fig.legend(loc="outside lower center", ncols=3, fontsize=8)
 
 # %%
 # Time against PCA
