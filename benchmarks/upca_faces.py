@@ -7,16 +7,18 @@
   error on the corrupted images and on all 64, doing nothing as the reference,
   how many images were flagged and the recall of the flags, Stage-I and
   Stage-II seconds, for every Stage II (``--stage2``) restoring all 64 images
-  (the authors' code path), and for the first one also only the flagged
+  (as the authors' code does, on the default's refitted subspace), and for the
+  first one also only the flagged
   images (the default). With ``--jobs``, Stage II
   also runs with ``n_jobs=2`` and on a local Dask cluster (two workers, threads)
   through joblib's ``parallel_config(backend="dask")``.
-* U4S, Stage II at m = 32256: the 16 shuffled images restored with the fitted
+* U4S, Stage II at m = 32256: the 16 shuffled images restored on the Stage-I
   subspace by the paper's LSRF steps (one entry deleted per step, downdated
   normal equations, a loop over images; timed on one image and extrapolated to
-  16), by the batched LSRF with ``lsrf_tol=None`` (the paper's stopping rule)
-  and by the default (``lsrf_tol="auto"``), in one process; seconds for the 16
-  images, error on the image every variant restored and on the 16.
+  16) and by the batched LSRF with ``lsrf_tol=None`` (the paper's stopping
+  rule), and by the default (``lsrf_tol="auto"``, on its refitted subspace), in
+  one process; seconds for the 16 images, error on the image every variant
+  restored and on the 16.
 * Figure ``upca_faces.png``: images 1 and 23, original / shuffled / restored.
 
 Run: ``python benchmarks/upca_faces.py [--quick] [--seeds N] [--stage2 lsrf,l1,pl]
@@ -81,13 +83,13 @@ def table_u4s(faces, seeds):
         X, corrupted = shuffle_faces(faces, np.random.default_rng(seed))
         Xc, truth = X[corrupted], faces[corrupted]
         est = UnlabeledPCA(4, restore_samples="all").fit(X)
-        A = est.components_.T
         paper = UnlabeledPCA(4, restore_samples="all", lsrf_tol=None).fit(X)
+        A = paper.components_.T  # the paper's algorithm, two ways, on one subspace
         variants = (
             ("paper's steps, downdated, loop",
              lambda Y, A=A: np.array([lsrf_downdated(A, y) for y in Y]) @ A.T, 1),
             ("batched, lsrf_tol=None", paper.restore, len(Xc)),
-            ("batched, default (lsrf_tol='auto')", est.restore, len(Xc)),
+            ("batched, default (lsrf_tol='auto', refitted subspace)", est.restore, len(Xc)),
         )
         for variant, fn, k in variants:
             X_hat, sec = timed(fn, Xc[:k])
