@@ -72,11 +72,11 @@ def _mcd_pca(X, r, seed):
     return vecs[:, ::-1][:, :r].T
 
 
-STAGE1 = {
-    "DPCP(1/2)": lambda X, r, s: UnlabeledPCA(r).fit(X).components_,
-    "DPCP(1)": lambda X, r, s: UnlabeledPCA(r, p=1.0).fit(X).components_,
-    "CoP": lambda X, r, s: UnlabeledPCA(r, stage1="cop").fit(X).components_,
-    "PCA": lambda X, r, s: UnlabeledPCA(r, stage1="pca").fit(X).components_,
+STAGE1 = {  # lsrf_tol=None: the paper's algorithm, components_ is the Stage-I subspace
+    "DPCP(1/2)": lambda X, r, s: UnlabeledPCA(r, lsrf_tol=None).fit(X).components_,
+    "DPCP(1)": lambda X, r, s: UnlabeledPCA(r, p=1.0, lsrf_tol=None).fit(X).components_,
+    "CoP": lambda X, r, s: UnlabeledPCA(r, stage1="cop", lsrf_tol=None).fit(X).components_,
+    "PCA": lambda X, r, s: UnlabeledPCA(r, stage1="pca", lsrf_tol=None).fit(X).components_,
     "MCD-PCA": _mcd_pca,
     "l21-RPCA": lambda X, r, s: _l21_rpca(_unit_rows(X), r),
 }
