@@ -172,6 +172,9 @@ def test_subspace_refit_takes_partly_shuffled_samples_and_needs_enough_of_them()
     alone[7:] = True
     kept, joined = _refit_partly_shuffled(Y[6:], tilted, alone[6:], 0.05, 1000)
     assert joined == 0 and kept is tilted
+    # r + 1 = 4 samples (two unflagged, two partly shuffled): the refit runs
+    kept, joined = _refit_partly_shuffled(Y[5:], tilted, np.arange(7) >= 2, 0.05, 1000)
+    assert joined == 2 and kept is not tilted
 
 
 @pytest.mark.parametrize("seed", [441, 442])

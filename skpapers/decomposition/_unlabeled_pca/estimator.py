@@ -74,10 +74,14 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         the cleanest samples; at most 2**17 entries, from a fixed random subset
         of those samples). ``None`` is the
         paper's algorithm, which deletes entries down to ``n_components + 1``
-        and is both slower and less accurate on noisy data (Notes).
+        and is both slower and less accurate on noisy data (Notes). The
+        tolerance also picks the flagged samples that join the refit of the
+        subspace (Notes), whatever ``stage2``; with ``None`` there is no refit
+        and :attr:`components_` is the Stage-I subspace.
     max_iter : int, default=1000
         Maximum number of DPCP-IRLS iterations (also of the masked ``"pca"``
-        iterations when ``X`` has missing entries).
+        iterations when ``X`` has missing entries, and of the rounds of the
+        subspace refit, which :attr:`n_iter_` does not count).
     tol : float, default=1e-9
         DPCP-IRLS stops when the relative decrease of its objective is at most
         ``tol``.
@@ -205,22 +209,26 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
       sample with the others, so :meth:`restore` and :meth:`transform` apply
       it to the samples they are given (the distance rule when it does not
       apply to them, e.g. a single sample). With ``restore_samples="all"`` the
-      flags decide nothing and the rule is not run (``flagging_rule_ =
-      "distance"``). Where neither rule can flag,
+      rule is not run (``flagging_rule_ = "distance"``): the flags then only
+      choose the samples that join the subspace refit below, so
+      :attr:`components_` can differ from the default's. Where neither rule can flag,
       ``fit`` emits a :class:`~skpapers.exceptions.FlaggingWarning` (with
       ``restore_samples="flagged"``).
     - Subspace refit from partly shuffled samples (not in the paper; with an
       LSRF tolerance and complete samples): Stage I treats every flagged
       sample as an outlier, which discards the samples with only a few entries
       shuffled. LSRF fits each flagged sample; those with at most 20% of their
-      entries beyond the tolerance :attr:`lsrf_tol_` join the unflagged
-      samples, with those entries missing, in a PCA of the subspace (EM for
+      entries beyond the LSRF tolerance join the unflagged
+      samples, with those entries missing, in a PCA (``stage1="pca"``; EM for
       PCA with missing entries: they start at their LSRF fit and are refilled
       with their projection until the subspace moves by at most 1e-6), and
       :attr:`components_` is the refitted subspace; :attr:`distances_` and,
-      under the distance rule, :attr:`threshold_` and :attr:`permuted_mask_`
-      follow it. With ``lsrf_tol=None`` (the paper's algorithm) or missing
-      entries, :attr:`components_` is the Stage-I subspace. In the paper's
+      under the distance rule, :attr:`permuted_mask_` follow it
+      (:attr:`threshold_` stays the one set on the Stage-I distances: set anew
+      on the refitted ones it can reach the distance of a random direction and
+      unflag shuffled samples, as on the Yale B faces). With
+      ``lsrf_tol=None`` (the paper's algorithm) or missing entries,
+      :attr:`components_` is the Stage-I subspace. In the paper's
       synthetic setting (500 samples, 50 features, 90% of them with 10% of
       their entries shuffled, noise 0.01) the refit cuts the error of the
       restored samples by about 30% (``n_components`` 3 and 10: the subspace

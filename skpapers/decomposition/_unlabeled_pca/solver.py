@@ -242,8 +242,8 @@ def _refit_partly_shuffled(Y, U, flagged, tol, max_iter):
     entries shuffled (and most of them in place) does not inform the subspace.
     LSRF (tolerance ``tol``) fits each flagged sample; those with at most
     ``_PARTLY_SHUFFLED`` of their entries beyond the tolerance join the
-    unflagged samples in a PCA of the subspace with those entries missing
-    (least squares on the observed entries). Densely shuffled samples stay out.
+    unflagged samples in a PCA (of the samples scaled to unit norm, as
+    ``stage1="pca"``) with those entries missing. Densely shuffled samples stay out.
     The missing entries start at their LSRF fit and are refilled with their
     projection on the current subspace (EM for PCA with missing entries), until
     the subspace moves by at most ``_MOVE_TOL`` or after ``max_iter`` rounds.
@@ -520,7 +520,8 @@ def unlabeled_pca(
         unexplained = None
         # the leave-one-out rule, where it applies: always when the distance cannot
         # flag, else when the screen finds residuals explained by other samples
-        # (with restore_samples="all" the flags decide nothing: not computed)
+        # (with restore_samples="all" it is not computed: the distance rule's flags
+        # only choose the samples that join the subspace refit)
         if restore_samples == "flagged":
             unexplained = _unexplained(
                 Y, M, r, stage1, p, max_iter, tol, distances=None if too_far else d
@@ -534,11 +535,10 @@ def unlabeled_pca(
             U, joined = _refit_partly_shuffled(
                 Y, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged), max_iter
             )
-            if joined:  # distances (and the distance rule's flags) on the refitted subspace
+            if joined:  # distances on the refitted subspace, against the Stage-I threshold
                 C = _least_squares(U, Y, M)
                 d = distances(Y, M, C, U)
                 if rule == "distance":
-                    threshold, too_far = _flag_threshold(d, r, m_obs, outlier_threshold)
                     flagged = d > threshold
         progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
     if rule == "distance":
