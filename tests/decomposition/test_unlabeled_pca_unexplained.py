@@ -180,12 +180,14 @@ def test_subspace_refit_takes_partly_shuffled_samples_and_needs_enough_of_them()
 @pytest.mark.parametrize("seed", [441, 442])
 def test_subspace_refit_under_the_distance_rule(seed, fit_no_warning):
     # the paper's sparse setting (more samples than features, 90% permuted, 10% of
-    # their entries shuffled): the partly shuffled samples join the refit, and the
-    # flags, the threshold and restore follow the refitted subspace
+    # their entries shuffled): the partly shuffled samples join the refit; the flags
+    # and restore follow the refitted distances, against the Stage-I threshold
     X, X_true, components, permuted = make_permuted_subspace(500, 50, 3, random_state=seed)
     upca = fit_no_warning(UnlabeledPCA(3), X)
     paper = fit_no_warning(UnlabeledPCA(3, lsrf_tol=None), X)  # Stage I, no refit
     assert upca.flagging_rule_ == "distance"
+    assert upca.threshold_ == paper.threshold_  # not set anew on the refitted distances
+    assert not np.array_equal(upca.distances_, paper.distances_)
     np.testing.assert_array_equal(upca.permuted_mask_, upca.distances_ > upca.threshold_)
     assert upca.permuted_mask_[permuted].mean() > 0.95
     assert upca.permuted_mask_[~permuted].mean() < 0.10

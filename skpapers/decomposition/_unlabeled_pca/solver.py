@@ -264,9 +264,9 @@ def _refit_partly_shuffled(Y, U, flagged, tol, max_iter):
     part = beyond.mean(axis=1) <= _PARTLY_SHUFFLED
     if not part.any() or np.sum(~flagged) + part.sum() <= U.shape[1]:  # r + 1 samples
         return U, 0
-    rows, beyond = rows[part], beyond[part]
-    joined = np.where(beyond, fit[part], Y[rows])
-    Yu = np.concatenate([Y[~flagged], joined])
+    beyond = beyond[part]
+    Yu = np.concatenate([Y[~flagged], np.where(beyond, fit[part], Y[rows[part]])])
+    joined = Yu[len(Yu) - len(beyond) :]  # a view: refilled in place
     for _ in range(max_iter):
         U_new, _ = _stage1(Yu, None, U.shape[1], "pca", 2.0, 1, 0.0)
         moved = _sin_largest_angle(U, U_new)
@@ -274,7 +274,6 @@ def _refit_partly_shuffled(Y, U, flagged, tol, max_iter):
         if moved <= _MOVE_TOL:
             break
         joined[beyond] = ((joined @ U) @ U.T)[beyond]
-        Yu[-len(rows) :] = joined
     return U, int(part.sum())
 
 
