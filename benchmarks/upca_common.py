@@ -91,22 +91,20 @@ def shuffle_faces(faces, rng, n_corrupted=16, h=192, w=168, v=12, hp=7, n_fixed=
     return X, mask
 
 
-def restorable(X_clean, X, r):
-    """Permuted samples that restoring to the subspace can improve.
+def subspace_floor(X_clean, r):
+    """How close a restoration can bring each sample: its leave-one-out rank-r distance.
 
     A restoration returns a point of the rank-``r`` subspace, so it cannot come
-    closer to a sample's true values than their distance to that subspace. A
-    sample is restorable when that distance (to the uncentred rank-``r`` subspace
-    of the other clean samples) is smaller than how far the permutation moved
-    it; elsewhere even perfect flags and a perfect restoration make it worse
-    than leaving it as it is.
+    closer to a sample's true values than their distance to that subspace (the
+    uncentred rank-``r`` subspace of the other clean samples). A permuted sample
+    that moved less than this (``restorable``: moved farther) is made worse even
+    by perfect flags and a perfect restoration.
     """
-    moved = np.linalg.norm(X - X_clean, axis=1)
     floor = np.empty(len(X_clean))
     for j in range(len(X_clean)):
         V = top_right(np.delete(X_clean, j, axis=0), r)
         floor[j] = np.linalg.norm(X_clean[j] - (X_clean[j] @ V.T) @ V)
-    return moved > floor
+    return floor
 
 
 def flag_rates(flagged, truly_permuted, off_subspace=None):
