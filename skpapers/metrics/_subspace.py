@@ -132,9 +132,12 @@ def refined_restoration_error(X_true, X_restored, n_components):
 
     The top ``n_components`` right singular vectors of ``X_restored`` (samples
     as rows) span a subspace; every restored sample is projected on it and
-    rescaled to unit norm, then ``|X_ref - X_true|_F / |X_true|_F``. This is the
-    "refined" error of the unlabeled PCA papers, for unit-norm clean samples:
-    it scores the subspace the restored data imply, not every sample alone.
+    rescaled to the norm of its clean sample, then
+    ``|X_ref - X_true|_F / |X_true|_F``. This is the "refined" error of the
+    unlabeled PCA papers, which rescale to unit norm because their clean samples
+    have unit norm (the two agree there); rescaling to the clean norm makes the
+    error independent of the units. It scores the subspace the restored data
+    imply, not every sample alone.
 
     Parameters
     ----------
@@ -174,14 +177,16 @@ def refined_restoration_error(X_true, X_restored, n_components):
         raise ValueError(
             f"n_components must be an integer in [1, {min(X_true.shape)}]; got {n_components!r}."
         )
-    norm = np.linalg.norm(X_true)
-    if norm == 0:
+    if not np.any(X_true):
         raise ValueError("X_true is zero: the relative error is undefined.")
     if not np.any(X_restored):
         raise ValueError("X_restored is zero: it spans no subspace to refine on.")
+    # both in units of their largest entry: the error does not depend on the units
+    X_true = X_true / np.max(np.abs(X_true))
+    X_restored = X_restored / np.max(np.abs(X_restored))
     _, _, Vt = np.linalg.svd(X_restored, full_matrices=False)
     V = Vt[:n_components]
     X_ref = (X_restored @ V.T) @ V
     norms = np.linalg.norm(X_ref, axis=1, keepdims=True)
-    X_ref = X_ref / np.where(norms > 0, norms, 1.0)
-    return float(np.linalg.norm(X_ref - X_true) / norm)
+    X_ref *= np.linalg.norm(X_true, axis=1, keepdims=True) / np.where(norms > 0, norms, 1.0)
+    return float(np.linalg.norm(X_ref - X_true) / np.linalg.norm(X_true))

@@ -36,9 +36,15 @@ from skpapers.testing._checks import (
     process_id_scorer,
 )
 from skpapers.testing._instance_generator import PER_ESTIMATOR_XFAIL_CHECKS, _param_sets
+from skpapers.testing._partitions import (
+    assert_allclose_up_to_column_order,
+    assert_same_partition,
+)
 from skpapers.utils._sklearn import _get_check_estimator_ids
 
 __all__ = [
+    "assert_allclose_up_to_column_order",
+    "assert_same_partition",
     "check_clone_pickle_roundtrip",
     "check_html_repr",
     "check_numpydoc_sections",

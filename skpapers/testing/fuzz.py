@@ -50,6 +50,18 @@ class _Timeout(Exception):
     pass
 
 
+class _Recorder:
+    """Hypothesis' ``data`` object that also records what each case drew."""
+
+    def __init__(self, data):
+        self.data, self.draws = data, []
+
+    def draw(self, strategy, label=None):
+        value = self.data.draw(strategy, label=label)
+        self.draws.append(f"{label}={value!r:.40}")
+        return value
+
+
 def _values(data, n, d, kind):
     from hypothesis import strategies as st
 
@@ -689,6 +701,7 @@ def run_fuzz(area, max_examples=300, *, seed=0, strict=False, time_limit=20.0):
     )
     @given(st.data())
     def one(data):
+        data = _Recorder(data)
         call, inputs = build(data)
         outcome, detail = classify(call, inputs, time_limit=time_limit)
         if outcome == "ok" and hasattr(call, "units"):
@@ -702,6 +715,7 @@ def run_fuzz(area, max_examples=300, *, seed=0, strict=False, time_limit=20.0):
                 outcome, detail = "silent", f"a different answer for X * 2**{k}: {why}"
         outcomes[outcome] += 1
         if outcome not in ("ok", "clean error"):
+            detail = f"{detail} [case: {', '.join(data.draws)}]"
             outcomes.examples.setdefault(outcome, detail)
             if strict:
                 raise AssertionError(f"{area}: {outcome}: {detail}")
@@ -711,18 +725,28 @@ def run_fuzz(area, max_examples=300, *, seed=0, strict=False, time_limit=20.0):
 
 
 def main(argv=None):
-    """Print the outcome table: ``python -m skpapers.testing.fuzz [--cases N] [--seed S]``."""
+    """Print the outcome table: ``python -m skpapers.testing.fuzz [--cases N] [--seed S]``.
+
+    Without ``--seed`` a fresh random seed is drawn and printed first, so that
+    any run can be replayed.
+    """
     import argparse
+    import secrets
 
     parser = argparse.ArgumentParser(
         prog="python -m skpapers.testing.fuzz",
         description="Bad-input fuzz of skpapers' public API: outcomes per area.",
     )
     parser.add_argument("--cases", type=int, default=300, help="cases per area (300)")
-    parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (0)")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="hypothesis seed (default: a fresh random one)"
+    )
     parser.add_argument("--area", action="append", choices=sorted(AREAS), help="areas to run")
     args = parser.parse_args(argv)
     areas = args.area or list(AREAS)
+    seed = secrets.randbelow(2**32) if args.seed is None else args.seed
+    print(f"fuzz seed {seed} ({args.cases} cases per area; replay: "
+          f"python -m skpapers.testing.fuzz --seed {seed} --cases {args.cases})", flush=True)
     header = (
         "area", "cases", "ok", "clean error", "crash", "silent", "hang", "units checked",
         "seconds",
@@ -732,7 +756,7 @@ def main(argv=None):
     bad = 0
     for area in areas:
         t0 = time.perf_counter()
-        counts = run_fuzz(area, args.cases, seed=args.seed)
+        counts = run_fuzz(area, args.cases, seed=seed)
         row = [area, sum(counts.values())]
         row += [counts.get(k, 0) for k in ("ok", "clean error", "crash", "silent", "hang")]
         row += [counts.units_checked if area in _ESTIMATOR_AREAS else "-"]

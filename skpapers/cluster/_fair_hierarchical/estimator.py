@@ -130,9 +130,10 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     min_balance_ : float
         Min over the same clusters of min over groups of ``p_l(C) / c_l``;
         NaN when fitted without ``sensitive_features``.
-    distance_scale_ : float
-        The unit ``s`` the distances were divided by (in the units of X); NaN
-        with ``similarity="precomputed"``.
+    distance_scale_ : float or None
+        The unit ``s`` the distances were divided by (in the units of X); None
+        with ``similarity="precomputed"`` (nothing was divided), as
+        ``TransportClustering.cluster_centers_`` is None there.
     groups_ : ndarray of shape (n_groups,)
         Sorted distinct group labels.
     group_proportions_ : ndarray of shape (n_groups,)

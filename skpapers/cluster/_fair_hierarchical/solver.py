@@ -91,9 +91,9 @@ class FairHierarchyResult:
     min_balance : float
         Min over the same clusters of min over groups of ``p_l(C) / c_l``; NaN
         without ``sensitive_features``.
-    distance_scale : float
+    distance_scale : float or None
         The unit ``s`` distances were divided by before the similarity (in the
-        units of X); NaN for a precomputed similarity.
+        units of X); None for a precomputed similarity (nothing was divided).
     groups : ndarray of shape (n_groups,)
         Sorted distinct group labels.
     group_proportions : ndarray of shape (n_groups,)
@@ -106,7 +106,7 @@ class FairHierarchyResult:
     fairness_threshold: int
     fairness_violation: float
     min_balance: float
-    distance_scale: float
+    distance_scale: float | None
     groups: np.ndarray
     group_proportions: np.ndarray
 
@@ -343,7 +343,7 @@ def fair_hierarchical_tree(
                 "distance_scale applies to distances between samples; it has no "
                 "meaning with similarity='precomputed' (leave it at 'std')."
             )
-        scale = float("nan")
+        scale = None
     else:
         X, scale = _in_distance_units(X, distance_scale)
     n = X.shape[0]

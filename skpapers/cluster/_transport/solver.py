@@ -462,7 +462,7 @@ def transport_clustering(
     """
     progress = Progress("transport", verbose)
     precomputed = metric == "precomputed"
-    X = check_array(X, dtype=np.float64, ensure_min_samples=2)
+    X = check_array(X, dtype=np.float64, order="C", ensure_min_samples=2)
     if precomputed and X_target is not None:
         raise ValueError(
             "metric='precomputed' takes the (n_sources, n_targets) cost matrix as X; "
@@ -470,7 +470,9 @@ def transport_clustering(
         )
     Y = None
     if X_target is not None:
-        Y = check_array(X_target, dtype=np.float64, ensure_min_samples=2, input_name="X_target")
+        Y = check_array(
+            X_target, dtype=np.float64, order="C", ensure_min_samples=2, input_name="X_target"
+        )
         if Y.shape[1] != X.shape[1]:
             raise ValueError(
                 f"X_target has {Y.shape[1]} features, but X has {X.shape[1]} features; "
