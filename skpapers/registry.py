@@ -86,6 +86,15 @@ __all__ = [
 
 GROUP = "skpapers.estimators"
 _BUILTIN_DIST = "skpapers"
+# What the running skpapers itself provides (the same entries as its pyproject.toml
+# declares). Built-in is decided by this table, never by a distribution's name: any
+# installed package can ship metadata that says "Name: skpapers".
+_BUILTINS = {
+    "upca": "skpapers.decomposition:UnlabeledPCA",
+    "fair_hierarchical": "skpapers.cluster:FairHierarchicalClustering",
+    "transport_clustering": "skpapers.cluster:TransportClustering",
+    "robust_sim": "skpapers.linear_model:RobustSingleIndexRegressor",
+}
 _DISABLE_ENV = "SKPAPERS_DISABLE_PLUGINS"
 _TYPE_MIXINS = {
     "classifier": ClassifierMixin,
@@ -126,13 +135,14 @@ class Spec:
 
     @property
     def builtin(self):
-        """Whether skpapers itself declares this entry."""
-        return _normalise(self.dist) == _BUILTIN_DIST
+        """Whether this is one of the running skpapers' own estimators."""
+        return _normalise(self.dist) == _BUILTIN_DIST and _BUILTINS.get(self.name) == self.value
 
 
 class _Dist(NamedTuple):
     name: str
     version: str
+    where: str = ""
 
 
 class _Entry(NamedTuple):
@@ -237,7 +247,7 @@ def _dist_entries(dist, group):
                 f"file is missing, empty or {reason}; reinstall that package.",
             )
         ]
-    info = _Dist(str(name).strip(), str(version).strip())
+    info = _Dist(str(name).strip(), str(version).strip(), where)
     found = [_Entry(key, value, group, info) for key, value in pairs]
     if bad:
         found.append(
@@ -303,30 +313,50 @@ def _refused(name, dist):
     )
 
 
+def _impostor(ep):
+    where = getattr(ep.dist, "where", "") or "an unknown location"
+    return (
+        f"skpapers: ignoring the estimator {ep.name!r} = {ep.value!r} declared by a package "
+        f"at {where!r} whose metadata says it is 'skpapers': it is not one of this "
+        f"skpapers' own estimators (an impostor or a stale install); remove that package."
+    )
+
+
 @functools.cache
 def _scan():
     """Build the lookup tables from metadata; return the warnings to emit, never warn."""
     disabled = os.environ.get(_DISABLE_ENV, "").strip().lower() in {"1", "true", "yes"}
-    notes, raw = [], {}
+    notes, raw, declared_builtins = [], {}, set()
     for ep in _entry_points(GROUP):
         dist, version = _dist_of(ep)
-        if disabled and _normalise(dist) != _BUILTIN_DIST:
-            continue
         if isinstance(ep, _Problem):
-            notes.append(ep.message)
+            if not disabled:
+                notes.append(ep.message)
             continue
-        refusal = None if _normalise(dist) == _BUILTIN_DIST else _refused(ep.name, dist)
+        claims_builtin = _normalise(dist) == _BUILTIN_DIST
+        if claims_builtin and _BUILTINS.get(ep.name) == ep.value:
+            declared_builtins.add(ep.name)  # the built-ins are taken from _BUILTINS below
+            continue
+        if claims_builtin:
+            notes.append(_impostor(ep))
+            continue
+        if disabled:
+            continue
+        refusal = _refused(ep.name, dist)
         if refusal is not None:
             notes.append(refusal)
             continue
         raw[(dist, ep.name, ep.value)] = Spec(ep.name, ep.value, dist, version)
-    entries = sorted(raw.values(), key=lambda s: (not s.builtin, _normalise(s.dist), s.name))
-    if not any(declared.builtin for declared in entries):
+    if declared_builtins != set(_BUILTINS):
         notes.append(
             "skpapers: the package metadata declaring the built-in estimators was not "
-            "found; install the package (e.g. `pip install -e .`) rather than importing "
-            "it from a bare source tree."
+            "found; they still work, but install the package (e.g. `pip install -e .`) "
+            "rather than importing it from a bare source tree."
         )
+    from skpapers import __version__
+
+    builtins = [Spec(name, value, _BUILTIN_DIST, __version__) for name, value in _BUILTINS.items()]
+    entries = builtins + sorted(raw.values(), key=lambda s: (_normalise(s.dist), s.name))
     table, qualified = {}, {}
     for declared in entries:
         winner = table.get(declared.name)

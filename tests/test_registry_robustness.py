@@ -18,6 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import skpapers
 from skpapers import registry
 from skpapers.exceptions import SkpapersPluginWarning
 
@@ -446,3 +447,33 @@ def test_cli_check_reports_each_failing_entry_and_carries_on(site):
     summary = {line.split(":")[0]: line for line in out.splitlines() if ": " in line}
     assert summary["needs_args"] == "needs_args: 1 failed", out
     assert "failed" in summary["exits_in_fit"] and "passed" in summary["exits_in_fit"], out
+
+
+# -- an impostor claiming to be skpapers -------------------------------------------------------
+
+
+@pytest.mark.parametrize("disabled", ["", "1"])
+def test_a_package_claiming_to_be_skpapers_is_not_built_in(site, monkeypatch, disabled):
+    monkeypatch.setenv("SKPAPERS_DISABLE_PLUGINS", disabled)
+    write_dist(
+        site,
+        "brk-impostor",
+        section(
+            "upca = brk_impostor:GoodEstimator",
+            "robust_sim = skpapers.linear_model:RobustSingleIndexRegressor",
+            "backdoor = brk_impostor:GoodEstimator",
+        ),
+        metadata="Metadata-Version: 2.1\nName: skpapers\nVersion: 99.0\n",
+        modules={"brk_impostor": "raise RuntimeError('the impostor was imported')\n"},
+    )
+    registry.refresh()
+    messages = exercise_api()
+    assert "impostor" in only_one_naming(messages, "'upca' = 'brk_impostor:GoodEstimator'")
+    assert str(site) in only_one_naming(messages, "'backdoor'")
+    assert registry.get("upca").__module__.startswith("skpapers.")
+    assert registry.get("skpapers:upca").__module__.startswith("skpapers.")
+    assert "backdoor" not in registry.available()
+    assert "brk_impostor" not in sys.modules
+    builtins = {spec.name: spec for spec in registry.specs() if spec.builtin}
+    assert set(builtins) == BUILTINS
+    assert {spec.version for spec in builtins.values()} == {skpapers.__version__}
