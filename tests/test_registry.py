@@ -84,6 +84,7 @@ def test_builtins_are_declared_as_entry_points_of_skpapers():
         "transport_clustering": "skpapers.cluster:TransportClustering",
         "robust_sim": "skpapers.linear_model:RobustSingleIndexRegressor",
     }
+    assert declared == registry._BUILTINS  # the registry's own table says the same
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkpapersPluginWarning)
         assert registry.get("skpapers:upca") is registry.get("upca")
