@@ -213,3 +213,27 @@ def test_function_defaults_match_the_estimator(estimator, function):
             f"{name}: {function} defaults to {fun_params[name].default!r}, "
             f"{estimator} to {param.default!r}"
         )
+
+
+@pytest.mark.parametrize("name", sorted(registry._BUILTINS))
+def test_integer_parameters_refuse_booleans(name):
+    from numbers import Integral
+
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    from skpapers.utils import Interval
+
+    cls = registry.get(name)
+    counts = [
+        param
+        for param, constraints in cls._parameter_constraints.items()
+        if any(isinstance(c, Interval) and c.type is Integral for c in constraints)
+        and "boolean" not in constraints
+    ]
+    assert counts, "every estimator has an integer parameter"
+    X = np.random.default_rng(0).normal(size=(30, 3))
+    for param in counts:
+        required = {"n_clusters": 2, "n_components": 1}
+        est = registry.create(name, **{k: v for k, v in required.items() if k in counts})
+        with pytest.raises(InvalidParameterError, match=f"'{param}' parameter.*Got True"):
+            est.set_params(**{param: True}).fit(X, np.tanh(X[:, 0]))

@@ -21,6 +21,11 @@ def _check_factors(Q, R, g):
         )
     if np.any(g <= 0):
         raise ValueError("g must be positive (the mass of every co-cluster).")
+    for name, factor in (("Q", Q), ("R", R)):
+        if np.any(factor < 0):
+            raise ValueError(f"{name} has negative entries: a plan's factors hold masses.")
+        if not np.any(factor):
+            raise ValueError(f"{name} is zero: the plan moves no mass.")
     return Q, R, g
 
 
@@ -145,5 +150,9 @@ def class_transfer_accuracy(Q, R, g, labels_source, labels_target):
     ya[np.arange(ls.shape[0]), inv_s] = 1.0
     yb = np.zeros((lt.shape[0], classes.shape[0]))
     yb[np.arange(lt.shape[0]), inv_t] = 1.0
-    M = ((ya.T @ Q) / g) @ (R.T @ yb)
+    # the ratio does not depend on the scale of Q, R or g: divide out their largest
+    # entries so that no product overflows
+    M = ((ya.T @ (Q / Q.max())) / (g / g.max())) @ (R.T @ yb / R.max())
+    if not M.sum() > 0:
+        raise ValueError("Q and R share no co-cluster with mass: the plan moves no mass.")
     return float(np.trace(M) / M.sum())

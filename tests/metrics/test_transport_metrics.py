@@ -56,3 +56,19 @@ def test_class_transfer_accuracy_explicit(plan):
     assert class_transfer_accuracy(Q, R, g, ls, lt) == pytest.approx(expected, rel=1e-12)
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         class_transfer_accuracy(Q, R, g, ls[:-1], lt)
+
+
+def test_class_transfer_accuracy_refuses_a_plan_without_mass_and_any_scale_is_fine():
+    from skpapers.metrics import class_transfer_accuracy
+
+    labels = np.array([0, 0, 1, 1])
+    Q = np.array([[0.25, 0.0], [0.25, 0.0], [0.0, 0.25], [0.0, 0.25]])
+    g = np.array([0.5, 0.5])
+    with pytest.raises(ValueError, match="Q is zero"):
+        class_transfer_accuracy(0 * Q, Q, g, labels, labels)
+    with pytest.raises(ValueError, match="negative"):
+        class_transfer_accuracy(-Q, Q, g, labels, labels)
+    with pytest.raises(ValueError, match="no co-cluster with mass"):
+        class_transfer_accuracy(Q * [1, 0], Q * [0, 1], g, labels, labels)
+    for c in (1e-300, 1.0, 1e300):
+        assert class_transfer_accuracy(c * Q, c * Q, c * g, labels, labels) == 1.0

@@ -69,6 +69,19 @@ def _ogk_rescale(z0, m, S):
     return m, root, zc
 
 
+def _central_rows(dist, eps, min_rows):
+    """Rows whose distance lies between its eps and 1 - eps quantiles.
+
+    Never fewer than ``min_rows`` (those closest to the median distance): near
+    eps = 0.5 the band holds one row or none, whose scatter is undefined.
+    """
+    lo, hi = np.quantile(dist, [eps, 1.0 - eps])
+    keep = (dist >= lo) & (dist <= hi)
+    if keep.sum() >= min(min_rows, dist.size):
+        return keep
+    return np.argsort(np.abs(dist - np.median(dist)), kind="stable")[:min_rows]
+
+
 def _trimmed_scatter(X, eps, n_steps=4, ogk=True):
     """Two-sided trimmed C-steps from the coordinatewise median/MAD start, then OGK."""
     med, mad = _median_mad(X)
@@ -77,11 +90,7 @@ def _trimmed_scatter(X, eps, n_steps=4, ogk=True):
     d = X.shape[1]
     dist = np.einsum("ij,ij->i", z0, z0)
     for _ in range(n_steps):
-        if eps > 0:
-            lo, hi = np.quantile(dist, [eps, 1.0 - eps])
-            sub = z0[(dist >= lo) & (dist <= hi)]
-        else:
-            sub = z0
+        sub = z0[_central_rows(dist, eps, d + 2)] if eps > 0 else z0
         m = sub.mean(axis=0)
         S = np.atleast_2d(np.cov(sub, rowvar=False, bias=False))
         root = _inv_sqrt(S)
