@@ -122,3 +122,36 @@ def test_transport_labels_do_not_depend_on_the_memory_layout_of_x():
             labels.append(fit.fit(layout(c * X), sample_weight=w).labels_)
     for other in labels[1:]:
         np.testing.assert_array_equal(other, labels[0])
+
+
+@pytest.mark.parametrize("c", [1e-300, 1e150, 1e200, 1e300])
+def test_upca_score_does_not_depend_on_the_units(c):
+    from skpapers.decomposition import UnlabeledPCA
+
+    X = np.random.default_rng(0).normal(size=(40, 6))
+    reference = UnlabeledPCA(2, random_state=0).fit(X)
+    est = UnlabeledPCA(2, random_state=0).fit(c * X)
+    assert est.score(c * X) == pytest.approx(reference.score(X), rel=1e-6)
+
+
+@pytest.mark.parametrize("metric", ["sqeuclidean", "euclidean", "cityblock"])
+def test_transport_transform_is_finite_or_a_clear_error_and_predict_always_works(metric):
+    from skpapers.cluster import TransportClustering
+
+    X = np.random.default_rng(0).normal(size=(40, 6))
+    edge = X.copy()
+    edge[0, 0] = np.finfo(np.float64).max
+    for fit_on, new in [(X * 1e150, X * 1e200), (edge, edge)]:
+        est = TransportClustering(3, metric=metric, random_state=0).fit(fit_on)
+        labels = est.predict(new)
+        assert labels.shape == (40,) and set(labels) <= {0, 1, 2}
+        try:
+            D = est.transform(new)
+        except ValueError as error:
+            assert metric == "sqeuclidean" and "beyond the float64 range" in str(error)
+        else:
+            assert np.all(np.isfinite(D))
+            np.testing.assert_array_equal(np.argmin(D, axis=1), labels)
+    small = TransportClustering(3, metric=metric, random_state=0).fit(X)
+    big = TransportClustering(3, metric=metric, random_state=0).fit(X * 2.0**300)
+    np.testing.assert_array_equal(big.predict(X * 2.0**300), small.predict(X))

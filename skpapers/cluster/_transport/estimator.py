@@ -399,32 +399,54 @@ class TransportClustering(
         self.cluster_centers_ = (self.Q_.T @ X) / g
         self.target_cluster_centers_ = (self.R_.T @ Y) / g
         if self.metric == "sqeuclidean":
+            # mean squared norms per co-cluster, in units of 2**_unit (no overflow)
+            self._unit = unit_exponent(X, Y)
+            X, Y = np.ldexp(X, -self._unit), np.ldexp(Y, -self._unit)
             self._source_sqnorm = (self.Q_.T @ np.einsum("ij,ij->i", X, X)) / self.g_
             self._target_sqnorm = (self.R_.T @ np.einsum("ij,ij->i", Y, Y)) / self.g_
         else:
             self._sources, self._targets = X, Y
 
     # ----------------------------------------------------------- inference
-    def _costs_to(self, Z, side):
-        """Co-cluster costs of new points against the fitted ``side`` of the plan."""
+    def _scaled_costs(self, Z, side):
+        """Co-cluster costs of new points against the fitted ``side`` of the plan.
+
+        Returns ``(D, e)``: the costs are ``D * 2**e``. Computed on points
+        rescaled by a power of two, so that huge or tiny points do not overflow
+        (``argmin`` of ``D`` is that of the costs).
+        """
         F = self.R_ if side == "targets" else self.Q_
         if self.metric == "precomputed":
-            return (Z @ F) / self.g_
+            return (Z @ F) / self.g_, 0
         if self.metric == "sqeuclidean":
             if side == "targets":
                 centers, sq = self.target_cluster_centers_, self._target_sqnorm
             else:
                 centers, sq = self.cluster_centers_, self._source_sqnorm
-            return np.einsum("ij,ij->i", Z, Z)[:, None] - 2.0 * Z @ centers.T + sq[None, :]
+            e = max(self._unit, unit_exponent(Z, centers))
+            Z, centers = np.ldexp(Z, -e), np.ldexp(centers, -e)
+            sq = np.ldexp(sq, 2 * (self._unit - e))
+            return np.einsum("ij,ij->i", Z, Z)[:, None] - 2.0 * Z @ centers.T + sq[None, :], 2 * e
         points = self._targets if side == "targets" else self._sources
         degree = _COST_DEGREE.get(self.metric) if isinstance(self.metric, str) else None
         if not degree:
-            return (cdist(Z, points, self.metric) @ F) / self.g_
-        # exact power-of-two rescaling: the distances of huge or tiny points stay finite
+            return (cdist(Z, points, self.metric) @ F) / self.g_, 0
         e = unit_exponent(Z, points)
         costs = cdist(np.ldexp(Z, -e), np.ldexp(points, -e), self.metric) @ F
+        return costs / self.g_, e * degree
+
+    def _costs_to(self, Z, side):
+        """Return the co-cluster costs in the units of the data; a clear error past float64."""
+        D, e = self._scaled_costs(Z, side)
         with np.errstate(over="ignore"):
-            return np.ldexp(costs / self.g_, e * degree)
+            costs = np.ldexp(D, e)
+        if not np.all(np.isfinite(costs)):
+            raise ValueError(
+                f"the co-cluster costs of these points (entries up to 2**{unit_exponent(Z)}) "
+                "are beyond the float64 range; rescale the data and refit (predict works "
+                "on these points as they are)."
+            )
+        return costs
 
     def transform(self, X):
         """Co-cluster costs of source points.
@@ -460,7 +482,9 @@ class TransportClustering(
         labels : ndarray of shape (n_new,)
             Co-cluster index of every point.
         """
-        return np.argmin(self.transform(X), axis=1)
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return np.argmin(self._scaled_costs(X, "targets")[0], axis=1)
 
     def predict_target(self, X_target):
         """Co-cluster of new target points, against the fitted source side.
@@ -482,7 +506,7 @@ class TransportClustering(
         expected = self.Q_.shape[0] if self.metric == "precomputed" else self.n_features_in_
         if Y.shape[1] != expected:
             raise ValueError(f"X_target has {Y.shape[1]} features, but {expected} are expected.")
-        return np.argmin(self._costs_to(Y, "sources"), axis=1)
+        return np.argmin(self._scaled_costs(Y, "sources")[0], axis=1)
 
     def transport_plan(self):
         """Dense transport plan ``Q diag(1/g) R^T`` (formed on demand, not stored).

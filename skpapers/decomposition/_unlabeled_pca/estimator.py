@@ -548,8 +548,11 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         a = np.sort(np.where(observed, X, np.inf), axis=1)
         b = np.sort(np.where(observed, X_hat, np.inf), axis=1)
         valid = np.arange(X.shape[1])[None, :] < observed.sum(axis=1)[:, None]
-        err = np.sum(np.where(valid, a - b, 0.0) ** 2, axis=1)
-        norms = np.sum(np.where(observed, X, 0.0) ** 2, axis=1)
+        # each sample in units of its largest entry: squares do not overflow
+        unit = np.max(np.abs(np.where(observed, X, 0.0)), axis=1, keepdims=True)
+        unit[~(unit > 0)] = 1.0
+        err = np.sum(np.where(valid, a / unit - b / unit, 0.0) ** 2, axis=1)
+        norms = np.sum(np.where(observed, X / unit, 0.0) ** 2, axis=1)
         return float(-np.mean(err / np.maximum(norms, np.finfo(np.float64).tiny)))
 
     def __sklearn_tags__(self):
