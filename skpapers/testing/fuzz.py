@@ -597,7 +597,9 @@ def _case_datasets(data):
         X = draw_array(data)
         n = _n_rows(X)
         s = _groups(data, n)
-        return (lambda: datasets.stratified_subsample(X, s, value, random_state=0)), (X, s)
+        # the rows of X pass through as given (a NaN of the user's included): what
+        # the function computes, and what must be finite, is the draw
+        return (lambda: datasets.stratified_subsample(X, s, value, random_state=0)[1:]), (X, s)
     if name == "permute_records":
         X = draw_array(data)
         return (lambda: datasets.permute_records(X, [0], value, random_state=0)), (X,)
