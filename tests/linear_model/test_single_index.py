@@ -801,3 +801,43 @@ def test_contamination_near_one_half_on_few_rows_fits(n):
     with pytest.warns(UserWarning, match="contamination=0.49 is above"):
         est = RobustSingleIndexRegressor("tanh", contamination=0.49, random_state=0).fit(X, y)
     assert np.all(np.isfinite(est.coef_)) and np.isfinite(est.intercept_)
+
+
+@pytest.mark.parametrize("whiten", ["auto", "trimmed", "mcd", "diag", None])
+@pytest.mark.parametrize("kind", ["constant", "duplicate", "collinear"])
+def test_degenerate_columns_are_left_out_with_a_warning(whiten, kind):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(400, 5))
+    others = [0, 1, 3, 4]  # y does not depend on column 2, which is then made degenerate
+    y = np.tanh(X[:, others].sum(axis=1) / 2) + 0.05 * rng.normal(size=400)
+    # the oracle: the same estimator without the degenerate column
+    reference = RobustSingleIndexRegressor("tanh", whiten=whiten, random_state=0)
+    reference.fit(X[:, others], y)
+    rmse_ref = np.sqrt(np.mean((reference.predict(X[:, others]) - y) ** 2))
+    bad = X.copy()
+    bad[:, 2] = {
+        "constant": 4.0,
+        "duplicate": X[:, 0],
+        "collinear": X[:, 0] - X[:, 1] + 1e-9 * rng.normal(size=400),
+    }[kind]
+    for shift in (0.0, 1e-3):  # the answer must not hinge on the constant's value
+        with pytest.warns(UserWarning, match=r"column 2: (constant|a combination)"):
+            est = RobustSingleIndexRegressor("tanh", whiten=whiten, random_state=0)
+            est.fit(bad + shift * (kind == "constant"), y)
+        assert est.coef_[2] == 0.0
+        assert np.max(np.abs(est.coef_)) < 5 and abs(est.intercept_) < 5
+        rmse = np.sqrt(np.mean((est.predict(bad + shift * (kind == "constant")) - y) ** 2))
+        assert rmse < 1.1 * rmse_ref
+
+
+def test_rank_deficient_one_hot_columns_keep_all_but_one():
+    from skpapers.linear_model import robust_single_index
+
+    rng = np.random.default_rng(3)
+    groups = rng.integers(0, 3, size=300)
+    X = np.column_stack([rng.normal(size=(300, 2)), np.eye(3)[groups]])  # dummies sum to 1
+    y = np.tanh(X[:, 0] + 0.5 * X[:, 2])
+    with pytest.warns(UserWarning, match=r"1 of the 5 features .*column 4: a combination"):
+        coef, _, result = robust_single_index(X, y, link="tanh", random_state=0)
+    assert coef[4] == 0.0 and np.all(coef[:4] != 0.0)
+    assert result.whitening.shape == (5, 5) and np.all(result.whitening[4] == 0.0)

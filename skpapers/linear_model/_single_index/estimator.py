@@ -140,6 +140,10 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
     (robust PCA for the start, filter-based robust gradient descent). Named
     deviations and additions:
 
+    - constant features, and features that are (up to a relative 1e-7) a
+      linear combination of earlier ones, are left out of the index with a
+      warning naming them and coefficient 0, as scikit-learn's linear models
+      handle rank deficiency; whitening would divide by their zero variance;
     - robust whitening of X (not in the theory, which assumes standard
       Gaussian covariates): trimmed C-steps, then robust scales (median and
       MAD) along the eigenvectors of the trimmed scatter, as in the

@@ -13,6 +13,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.linalg import qr
 from scipy.special import ndtr, ndtri
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_array, check_consistent_length, check_X_y
@@ -30,6 +31,7 @@ from skpapers.linear_model._single_index.robust_statistics import (
     trimmed_mse,
 )
 from skpapers.utils._links import LINK_NAMES, Link, _phi, resolve_link
+from skpapers.utils._numerics import unit_exponent
 from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
@@ -459,6 +461,52 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=N
     return keep, location, W, Z, y_k, direction
 
 
+def _independent_columns(X, tol=1e-7):
+    """Columns of X that are not constant nor (nearly) a combination of earlier ones.
+
+    Rank deficiency is read, as in scikit-learn's linear models, on all rows:
+    every column in units of its largest entry, centred, unit norm, then a QR
+    factorisation in column order; column j is dropped when the part of it
+    that the earlier columns do not explain is below ``tol`` of its norm.
+    Returns the kept column indices and, per dropped column, the reason.
+    """
+    moving = np.ptp(X, axis=0) > 0
+    Xs = np.ldexp(X.astype(np.float64), -unit_exponent(X, axis=0))
+    Xs -= Xs.mean(axis=0)
+    Xs[:, ~moving] = 0.0  # not the rounding error of their mean
+    Xs[:, moving] /= np.linalg.norm(Xs[:, moving], axis=0)
+    residual = np.abs(np.diag(qr(Xs, mode="r")[0])) if X.shape[0] >= X.shape[1] else None
+    reasons = {}
+    for j in range(X.shape[1]):
+        if not moving[j]:
+            reasons[j] = "constant"
+        elif residual is not None and residual[j] < tol:
+            reasons[j] = "a combination of earlier columns"
+    return np.array([j for j in range(X.shape[1]) if j not in reasons], dtype=np.intp), reasons
+
+
+def _warn_dropped(reasons, d):
+    listed = "; ".join(f"column {j}: {why}" for j, why in reasons.items())
+    warnings.warn(
+        f"{len(reasons)} of the {d} features of X are left out of the index, with "
+        f"coefficient 0 ({listed}): their directions cannot be estimated (whitening "
+        "would divide by a zero variance). Drop them, or fit on the other features.",
+        UserWarning,
+        stacklevel=5,
+    )
+
+
+def _embed(columns, d, vector, matrix=None):
+    """Put the kept columns' estimates back among all ``d`` features (0 elsewhere)."""
+    full = np.zeros(d)
+    full[columns] = vector
+    if matrix is None:
+        return full
+    square = np.zeros((d, d))
+    square[np.ix_(columns, columns)] = matrix
+    return full, square
+
+
 def _canonical_sign(coef, intercept):
     j = int(np.argmax(np.abs(coef))) if coef.size else 0
     if coef.size and coef[j] < 0:
@@ -643,6 +691,11 @@ def robust_single_index(
         raise ValueError(
             "every feature of X is constant (in its dtype): no direction can be fitted."
         )
+    d_all = d
+    columns, dropped = _independent_columns(X)
+    if dropped:
+        _warn_dropped(dropped, d)
+        X, d = X[:, columns], columns.size
     auto = isinstance(contamination, str)
     eps = _AUTO_EPS if auto else float(contamination)
     progress = Progress("single_index", verbose)
@@ -670,7 +723,7 @@ def robust_single_index(
             UserWarning,
             stacklevel=4,
         )
-    start = _start_coef(start_init, d) if init is None else None
+    start = _start_coef(start_init, d_all)[columns] if init is None else None
     whiten = _resolve_whiten(whiten, n, d)
     if whiten is None:
         # X is used as given (standardised covariates assumed): its squares must exist
@@ -753,6 +806,8 @@ def robust_single_index(
     if link.is_even:
         coef, intercept = _canonical_sign(coef, intercept)
         init_coef, _ = _canonical_sign(init_coef, 0.0)
+    coef, init_coef = _embed(columns, d_all, coef), _embed(columns, d_all, init_coef)
+    location, W = _embed(columns, d_all, location, np.asarray(W, dtype=np.float64))
     result = RobustSingleIndexResult(
         init_coef=init_coef,
         n_iter=int(n_iter),
