@@ -44,7 +44,7 @@ def _silence_stdout():
     """
     with contextlib.suppress(Exception):
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, _OUTPUT.get("stdout", sys.stdout).fileno())
         os.close(devnull)
 
 
@@ -54,7 +54,7 @@ def _out(text="", file=None):
     A reader closing the pipe (``skpapers list | head -1``) silences the rest of
     the output; any other write error raises :class:`_OutputError`.
     """
-    stream = sys.stdout if file is None else file
+    stream = _OUTPUT.get("stdout", sys.stdout) if file is None else file
     if stream is None:
         return
     encoding = getattr(stream, "encoding", None) or "utf-8"
@@ -65,42 +65,54 @@ def _out(text="", file=None):
     try:
         print(text, file=stream, flush=True)
     except BrokenPipeError:
-        if stream is sys.stdout:
+        if file is None:
             _silence_stdout()
     except OSError as exc:
-        if stream is not sys.stdout:
+        if file is not None:
             return
         raise _OutputError(exc) from exc
 
 
-def _plugin_output_to_stderr():
-    """Send what plugin code prints to stderr, so it never lands inside a table."""
-    return contextlib.redirect_stdout(sys.stderr)
+# the command's own output stream; while a command runs, sys.stdout is stderr, so
+# that what plugin code prints (at import, or later from its threads) never lands
+# inside a table
+_OUTPUT = {}
 
 
 def _list(args):
     rows = []
-    with _plugin_output_to_stderr():
-        for declared in registry.specs():
-            status = "ok" if args.load else "not loaded"
-            if declared.shadowed_by is not None:
-                status = f"shadowed by {declared.shadowed_by}"
-            elif args.load:
-                try:
-                    registry.get(declared.name)
-                except registry.PluginLoadError as error:
-                    status = f"broken: {type(error.__cause__).__name__}"
-            rows.append((declared.name, declared.value, declared.dist, declared.version, status))
+    pid = os.getpid()
+    for declared in registry.specs():
+        status = "ok" if args.load else "not loaded"
+        if declared.shadowed_by is not None:
+            status = f"shadowed by {declared.shadowed_by}"
+        elif args.load:
+            try:
+                registry.get(declared.name)
+            except registry.PluginLoadError as error:
+                status = f"broken: {type(error.__cause__).__name__}"
+            if os.getpid() != pid:  # a plugin forked at import: its copy must not print
+                os._exit(0)
+        rows.append((declared.name, declared.value, declared.dist, declared.version, status))
     _out(_table(rows, ("name", "class", "distribution", "version", "status")))
     return 0
+
+
+def _positive_seconds(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 def _check(args):
     from skpapers.testing import check_plugin
 
     try:
-        with _plugin_output_to_stderr():
-            report = check_plugin(args.dist)
+        report = check_plugin(args.dist, time_limit=args.time_limit)
     except ValueError as error:
         _out(f"error: {error}", file=sys.stderr)
         return 2
@@ -266,6 +278,14 @@ def main(argv=None):
     )
     check.add_argument("dist", help="distribution name, e.g. skpapers-dummy-plugin")
     check.add_argument("-v", "--verbose", action="store_true", help="show passed checks too")
+    check.add_argument(
+        "--time-limit",
+        type=_positive_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="seconds each check may take (default 300); the checks run in child "
+        "processes, so a check that hangs or ends the process is a failed row",
+    )
     demo = commands.add_parser(
         "demo",
         help="show what each built-in method does, on small generated data",
@@ -288,11 +308,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     command = {"list": _list, "check": _check, "demo": _demo}[args.command]
     original, warnings.showwarning = warnings.showwarning, _show_warning
+    _OUTPUT["stdout"] = sys.stdout
     status = 0
     try:
-        status = command(args)
-        if sys.stdout is not None:
-            sys.stdout.flush()
+        with contextlib.redirect_stdout(sys.stderr):
+            status = command(args)
+        if _OUTPUT["stdout"] is not None:
+            _OUTPUT["stdout"].flush()
     except KeyboardInterrupt:
         with contextlib.suppress(OSError):
             _out("python -m skpapers: interrupted", file=sys.stderr)
@@ -308,6 +330,7 @@ def main(argv=None):
         return _write_error(exc)
     finally:
         warnings.showwarning = original
+        _OUTPUT.pop("stdout", None)
     return status
 
 

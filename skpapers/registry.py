@@ -495,6 +495,7 @@ def _contained(func, *args, **kwargs):
 
 
 _LOADED = {}
+_IMPORTING = set()  # entries whose import is under way (it may call the registry)
 
 
 def _import_class(declared):
@@ -514,7 +515,16 @@ def _load(declared):
     with _LOCK:
         if declared.name in _LOADED:
             return _LOADED[declared.name]
-        obj, exc = _contained(_import_class, declared)
+        if declared.name in _IMPORTING:  # asked for by its own import: not a failure
+            return PluginLoadError(
+                f"skpapers: plugin {declared.name!r} ({declared.value}) is still being "
+                "imported: its own import asked the registry for it."
+            )
+        _IMPORTING.add(declared.name)
+        try:
+            obj, exc = _contained(_import_class, declared)
+        finally:
+            _IMPORTING.discard(declared.name)
         if exc is None:
             _LOADED[declared.name] = obj
             return obj

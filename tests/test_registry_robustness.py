@@ -330,8 +330,7 @@ def cli(site, *args, env=None, **kwargs):
         stderr=subprocess.PIPE,
         env=environ,
         cwd=ROOT,
-        timeout=120,
-        **kwargs,
+        **{"timeout": 120, **kwargs},
     )
 
 
@@ -477,3 +476,124 @@ def test_a_package_claiming_to_be_skpapers_is_not_built_in(site, monkeypatch, di
     builtins = {spec.name: spec for spec in registry.specs() if spec.builtin}
     assert set(builtins) == BUILTINS
     assert {spec.version for spec in builtins.values()} == {skpapers.__version__}
+
+
+HOSTILE_CHECK_MODULE = (
+    ESTIMATOR_MODULE
+    + """
+import os
+import time
+from pathlib import Path
+
+
+def first_time(name):
+    # misbehave in the first fit of the whole run only, so that the test stays quick
+    marker = Path(__file__).with_name(name + ".done")
+    if marker.exists():
+        return False
+    marker.touch()
+    return True
+
+
+class HardExitInFit(BaseEstimator):
+    def fit(self, X, y=None):
+        if first_time("exits"):
+            os._exit(3)
+        return self
+
+
+class HangsInFit(BaseEstimator):
+    def fit(self, X, y=None):
+        if first_time("hangs"):
+            while True:
+                time.sleep(1)
+        return self
+
+
+class LeavesATempFile(BaseEstimator):
+    def fit(self, X, y=None):
+        import tempfile
+
+        if first_time("litters"):
+            fd, _ = tempfile.mkstemp(prefix="brk-left-")
+            os.close(fd)
+            os._exit(5)
+        return self
+"""
+)
+
+
+def test_cli_check_survives_a_hard_exit_and_a_hang_and_leaves_no_files(site, tmp_path_factory):
+    write_dist(
+        site,
+        "brk-hostile",
+        section(
+            "exits = brk_hostile:HardExitInFit",
+            "hangs = brk_hostile:HangsInFit",
+            "litters = brk_hostile:LeavesATempFile",
+            "fine = brk_hostile:GoodEstimator",
+        ),
+        modules={"brk_hostile": HOSTILE_CHECK_MODULE},
+    )
+    tmp = tmp_path_factory.mktemp("tmpdir")
+    result = cli(site, "check", "brk-hostile", "--time-limit", "3", env={"TMPDIR": str(tmp)},
+                 timeout=600)
+    out, err = result.stdout.decode(), result.stderr.decode()
+    assert result.returncode == 1, out + err
+    assert "Traceback" not in err, err
+    summary = {line.split(":")[0]: line for line in out.splitlines() if ": " in line}
+    for name in ("exits", "hangs", "litters"):
+        assert "failed" in summary[name] and "passed" in summary[name], out
+    rows = {name: [line for line in out.splitlines() if line.startswith(name + " ")]
+            for name in summary}
+    assert any("exit status 3" in row for row in rows["exits"]), out
+    assert any("no answer within 3 s" in row for row in rows["hangs"]), out
+    assert any("exit status 5" in row for row in rows["litters"]), out
+    # each misbehaved once: one check more failed than for a plain estimator
+    failed = {name: len(lines) for name, lines in rows.items()}
+    assert failed["exits"] == failed["hangs"] == failed["litters"] == failed["fine"] + 1, out
+    assert list(tmp.iterdir()) == [], "the checks left temporary files behind"
+
+
+LOUD_MODULE = (
+    ESTIMATOR_MODULE
+    + """
+import os
+import sys
+import threading
+import time
+
+print("printed at import")
+if os.environ.get("BRK_FORK") and os.fork() == 0:
+    time.sleep(0.2)  # the forked copy returns into skpapers' list
+
+
+def chatter():
+    for _ in range(200):
+        print("a plugin thread talking")
+        time.sleep(0.001)
+
+
+threading.Thread(target=chatter, daemon=True).start()
+
+from skpapers import registry
+
+registry.all_estimators()  # the registry asked for at import, this entry included
+"""
+)
+
+
+@pytest.mark.parametrize("fork", ["", "1"])
+def test_cli_list_is_one_clean_table_whatever_plugins_do_at_import(site, fork):
+    modules = {"brk_loud": LOUD_MODULE}
+    write_dist(site, "brk-loud", section("loud = brk_loud:GoodEstimator"), modules=modules)
+    result = cli(site, "list", env={"BRK_FORK": fork})
+    out, err = result.stdout.decode(), result.stderr.decode()
+    assert result.returncode == 0, out + err
+    lines = out.splitlines()
+    assert lines[0].split() == ["name", "class", "distribution", "version", "status"], out
+    assert out.count("\nloud ") == 1 and "talking" not in out and "printed" not in out, out
+    assert [line.split()[0] for line in lines[2:]] == sorted(line.split()[0] for line in lines[2:])
+    loud = next(line for line in lines if line.startswith("loud "))
+    assert loud.split()[-1] == "ok", out
+    assert "could not load" not in err, err

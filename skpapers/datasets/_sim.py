@@ -107,9 +107,10 @@ def make_contaminated_sim(
         Condition number of the covariance of the clean covariates (1: X is
         standard Gaussian).
     max_dense_entries : int or None, default=250_000_000
-        Largest array the generator may allocate, in entries (float64: 2 GB by
-        default); a ValueError is raised before allocating beyond it. ``None``:
-        no limit.
+        Largest single array the generator may allocate, in entries (float64:
+        2 GB by default); a ValueError is raised before allocating beyond it.
+        It caps one array, not the total: the peak memory of a call is about
+        1.4 times its largest array. ``None``: no limit.
 
     Returns
     -------

@@ -74,9 +74,10 @@ def make_shifted_gaussians(
     random_state : int, RandomState instance or None, default=None
         Seed.
     max_dense_entries : int or None, default=250_000_000
-        Largest array the generator may allocate, in entries (float64: 2 GB by
-        default); a ValueError is raised before allocating beyond it. ``None``:
-        no limit.
+        Largest single array the generator may allocate, in entries (float64:
+        2 GB by default); a ValueError is raised before allocating beyond it.
+        It caps one array, not the total: the peak memory of a call is about
+        3.3 times its largest array. ``None``: no limit.
 
     Returns
     -------
@@ -150,9 +151,10 @@ def make_moons_to_gaussians(
     random_state : int, RandomState instance or None, default=None
         Seed.
     max_dense_entries : int or None, default=250_000_000
-        Largest array the generator may allocate, in entries (float64: 2 GB by
-        default); a ValueError is raised before allocating beyond it. ``None``:
-        no limit.
+        Largest single array the generator may allocate, in entries (float64:
+        2 GB by default); a ValueError is raised before allocating beyond it.
+        It caps one array, not the total: the peak memory of a call is about
+        4.5 times its largest array. ``None``: no limit.
 
     Returns
     -------
@@ -230,9 +232,10 @@ def make_sbm_cost(
     random_state : int, RandomState instance or None, default=None
         Seed.
     max_dense_entries : int or None, default=250_000_000
-        Largest array the generator may allocate, in entries (float64: 2 GB by
-        default); a ValueError is raised before allocating beyond it. ``None``:
-        no limit.
+        Largest single array the generator may allocate, in entries (float64:
+        2 GB by default); a ValueError is raised before allocating beyond it.
+        It caps one array, not the total: the peak memory of a call is about
+        3.3 times its largest array. ``None``: no limit.
 
     Returns
     -------
@@ -300,9 +303,10 @@ def make_fragmented_hypercube(
     random_state : int, RandomState instance or None, default=None
         Seed.
     max_dense_entries : int or None, default=250_000_000
-        Largest array the generator may allocate, in entries (float64: 2 GB by
-        default); a ValueError is raised before allocating beyond it. ``None``:
-        no limit.
+        Largest single array the generator may allocate, in entries (float64:
+        2 GB by default); a ValueError is raised before allocating beyond it.
+        It caps one array, not the total: the peak memory of a call is about
+        3.0 times its largest array. ``None``: no limit.
 
     Returns
     -------

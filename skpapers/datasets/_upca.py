@@ -90,9 +90,10 @@ def make_permuted_subspace(
     random_state : int, RandomState instance or None, default=None
         Seed of every random draw.
     max_dense_entries : int or None, default=250_000_000
-        Largest array the generator may allocate, in entries (float64: 2 GB by
-        default); a ValueError is raised before allocating beyond it. ``None``:
-        no limit.
+        Largest single array the generator may allocate, in entries (float64:
+        2 GB by default); a ValueError is raised before allocating beyond it.
+        It caps one array, not the total: the peak memory of a call is about
+        5.1 times its largest array. ``None``: no limit.
 
     Returns
     -------

@@ -162,7 +162,7 @@ def parametrize_with_plugin_checks(dist, *, expected_failed_checks=None, sklearn
     return pytest.mark.parametrize("estimator, check", params, ids=_get_check_estimator_ids)
 
 
-def check_plugin(dist, *, expected_failed_checks=None):
+def check_plugin(dist, *, expected_failed_checks=None, time_limit=None):
     """Run the plugin contract on every estimator of ``dist`` and report.
 
     Every entry and every check runs contained: an entry that cannot be
@@ -170,12 +170,22 @@ def check_plugin(dist, *, expected_failed_checks=None):
     from a ``fit`` that calls ``sys.exit`` included), becomes a failed row and
     the run carries on. A real Ctrl-C still interrupts it.
 
+    With ``time_limit``, the checks run in a child process instead (as
+    ``python -m skpapers check`` does): a check that ends the process
+    (``os._exit``, a crash) or does not finish within ``time_limit`` seconds
+    becomes a failed row, a new child runs the remaining checks, and the
+    temporary files of the checks go to a folder removed at the end.
+
     Parameters
     ----------
     dist : str
         Distribution name of the plugin.
     expected_failed_checks : dict or callable, default=None
-        As in :func:`parametrize_with_plugin_checks`.
+        As in :func:`parametrize_with_plugin_checks`; only a dict with a
+        ``time_limit`` (it is sent to the child process).
+    time_limit : float, default=None
+        Seconds each check may take, in a child process; None runs the checks
+        in this process, without a limit.
 
     Returns
     -------
@@ -183,6 +193,11 @@ def check_plugin(dist, *, expected_failed_checks=None):
         One row per check with keys ``estimator``, ``check``, ``status``
         (``"passed"``, ``"failed"``, ``"xfail"`` or ``"skipped"``) and ``reason``.
     """
+    if time_limit is not None:
+        from skpapers.testing._isolated import check_in_child_processes
+
+        _dist_specs(dist)  # an unknown distribution is a ValueError here
+        return check_in_child_processes(dist, expected_failed_checks, time_limit)
     rows = []
     with warnings.catch_warnings():
         # a load failure becomes a failed row of the report, not a warning too
@@ -215,24 +230,36 @@ def _run_check(name, check, estimator, xfails):
     return _row(name, check_name, "failed", _describe(exc))
 
 
-def _check_entry(declared, expected_failed_checks):
-    """Rows of the plugin contract for one entry; failures stay inside the entry."""
+def _failed(name, step, exc):
+    """Return a unit whose row is a failure found while collecting the checks."""
+    row = _row(name, step, "failed", exc if isinstance(exc, str) else _describe(exc))
+    return name, step, lambda: row
+
+
+def _entry_units(declared, expected_failed_checks):
+    """Yield the contract of one entry as ``(estimator, check, run)`` units.
+
+    ``run()`` returns the unit's report row. Collecting the units (importing,
+    instantiating) and running them call plugin code; failures stay inside
+    the entry.
+    """
     try:
         cls = registry.get(declared.name)
     except registry.PluginLoadError as error:
-        return [_row(declared.name, "load_plugin", "failed", str(error))]
+        yield _failed(declared.name, "load_plugin", str(error))
+        return
     param_sets, exc = registry._contained(_param_sets, declared.name, cls, declared.builtin)
     if exc is not None:
-        return [_row(declared.name, "get_test_params", "failed", _describe(exc))]
-    rows = []
+        yield _failed(declared.name, "get_test_params", exc)
+        return
     for params in param_sets:
         estimator, exc = registry._contained(cls, **params)
         if exc is not None:
-            rows.append(_row(declared.name, "instantiate", "failed", _describe(exc)))
+            yield _failed(declared.name, "instantiate", exc)
             continue
         xfails, exc = registry._contained(_xfails, declared, estimator, expected_failed_checks)
         if exc is not None:
-            rows.append(_row(declared.name, "expected_failed_checks", "failed", _describe(exc)))
+            yield _failed(declared.name, "expected_failed_checks", exc)
             continue
         checks, exc = registry._contained(
             lambda est, xf=xfails: list(
@@ -241,14 +268,24 @@ def _check_entry(declared, expected_failed_checks):
             estimator,
         )
         if exc is not None:
-            rows.append(_row(declared.name, "estimator_checks", "failed", _describe(exc)))
+            yield _failed(declared.name, "estimator_checks", exc)
             checks = []
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", SensitiveFeaturesWarning)
-            for est, check in checks:
-                rows.append(_run_check(declared.name, check, est, xfails))
-        for check in _skpapers_checks(declared.name):
-            rows.append(_run_check(declared.name, check, estimator, xfails))
+        checks += [(estimator, check) for check in _skpapers_checks(declared.name)]
+        for est, check in checks:
+            yield (
+                declared.name,
+                _check_name(check),
+                functools.partial(_run_check, declared.name, check, est, xfails),
+            )
+
+
+def _check_entry(declared, expected_failed_checks):
+    """Rows of the plugin contract for one entry, run in this process."""
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SensitiveFeaturesWarning)
+        for _, _, run in _entry_units(declared, expected_failed_checks):
+            rows.append(run())
     return rows
 
 
