@@ -198,12 +198,12 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     refinement is an addition. With ``"polylog"`` two more additions: (1) the
     pieces of a cluster of m samples are balanced against the global shares
     (not the cluster's), and while a share stays more than
-    ``max(k/m, epsilon/2)`` away the largest piece is replaced by its children
-    and the search resumes; (2) a cluster whose fold groups would hold fewer
-    than twice ``max(h, 1/(2 epsilon))`` samples keeps its ``h`` SplitRoot
-    children unfolded (each below that size), so the smallest fair clusters
-    hold at least twice the threshold, as with ``"reduction"`` (whose repeated
-    level abstraction ends in flat clusters of about sqrt(n) samples).
+    ``max(k/(2m), epsilon/4)`` away the largest piece is replaced by its
+    children and the search resumes; (2) a cluster is folded when its fold
+    groups hold at least the threshold ``max(h, 1/(2 epsilon))``; a smaller
+    one keeps its ``h`` SplitRoot children unfolded, and those are below the
+    threshold whenever ``h >= 2k`` (every cluster that fairness is measured on
+    went through a fold).
     ``"reduction"`` recurses until a node's children are all leaves (authors'
     code); ``"polylog"`` stops below ``max(h, 1/(2 epsilon))``. SplitRoot
     stops early when no move can shrink the range of child sizes (integer

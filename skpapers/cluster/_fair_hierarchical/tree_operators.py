@@ -443,14 +443,16 @@ def make_fair(t, h, k, eps, max_iter, progress=None, max_rounds=None):
     * the fold of a node of ``m`` samples balances every fold group's shares
       against the global shares, refining one level deeper (the largest piece
       replaced by its children) while a share is more than
-      ``max(k / m, eps / 2)`` away from its global share (one sample of an
-      average fold group, or half the balance slack), at most ``max_rounds``
-      times (``None``: until no piece can be split) and up to ``MAX_PIECES``
-      pieces;
-    * a node whose fold groups would hold fewer than twice the threshold
-      (``m < 2 k threshold``) keeps its ``h`` SplitRoot children, each below
-      the threshold, unfolded: clusters that small cannot hold several groups
-      near their shares.
+      ``max(k / (2 m), eps / 4)`` away from its global share (half a sample of
+      an average fold group, or a quarter of the balance slack), at most
+      ``max_rounds`` times (``None``: until no piece can be split) and up to
+      ``MAX_PIECES`` pieces;
+    * a node is folded when its fold groups hold at least the threshold
+      (``m >= k threshold``); a smaller node keeps its ``h`` SplitRoot
+      children unfolded, and those are below the threshold (at most
+      ``(1/h + eps) m < (k/h + k eps) threshold <= threshold``, since
+      ``h >= 2k`` and ``eps < 1/h``), so no cluster that fairness is measured
+      on is left as the vanilla tree made it.
     """
     threshold = fairness_threshold(h, eps)
     goal = t.cnt[t.root] / t.sz[t.root]
@@ -461,8 +463,8 @@ def make_fair(t, h, k, eps, max_iter, progress=None, max_rounds=None):
         if t.sz[r] < threshold or not t.ch[r]:
             continue
         split_root(t, r, h, eps, max_iter)
-        if t.sz[r] >= 2 * k * threshold:
-            tol = max(k / t.sz[r], eps / 2)
+        if t.sz[r] >= k * threshold:
+            tol = max(k / (2 * t.sz[r]), eps / 4)
             fold_balanced(
                 t, r, k, tol=tol, max_rounds=max_rounds, goal=goal, max_pieces=MAX_PIECES
             )
