@@ -12,6 +12,7 @@ from skpapers.cluster._fair_hierarchical.solver import (
     FairHierarchyResult,
     fair_hierarchical_tree,
 )
+from skpapers.cluster._transport.display import TransportPlanDisplay, cocluster_plan
 from skpapers.cluster._transport.estimator import TransportClustering
 from skpapers.cluster._transport.solver import (
     TransportClusteringResult,
@@ -25,6 +26,8 @@ __all__ = [
     "HierarchyTree",
     "TransportClustering",
     "TransportClusteringResult",
+    "TransportPlanDisplay",
+    "cocluster_plan",
     "fair_hierarchical_tree",
     "transport_clustering",
 ]

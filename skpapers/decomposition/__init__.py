@@ -7,7 +7,8 @@ holds :class:`UnlabeledPCA`, ``solver`` the function :func:`unlabeled_pca`
 that ``fit`` calls, ``subspace`` and ``unlabeled_sensing`` its two stages.
 """
 
+from skpapers.decomposition._unlabeled_pca.display import FlaggingDisplay
 from skpapers.decomposition._unlabeled_pca.estimator import UnlabeledPCA
 from skpapers.decomposition._unlabeled_pca.solver import UnlabeledPCAResult, unlabeled_pca
 
-__all__ = ["UnlabeledPCA", "UnlabeledPCAResult", "unlabeled_pca"]
+__all__ = ["FlaggingDisplay", "UnlabeledPCA", "UnlabeledPCAResult", "unlabeled_pca"]

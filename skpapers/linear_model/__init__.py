@@ -7,6 +7,7 @@ holds :class:`RobustSingleIndexRegressor`, ``solver`` the function
 :func:`robust_single_index` that ``fit`` calls and its stages.
 """
 
+from skpapers.linear_model._single_index.display import SingleIndexDisplay
 from skpapers.linear_model._single_index.estimator import RobustSingleIndexRegressor
 from skpapers.linear_model._single_index.solver import (
     RobustSingleIndexResult,
@@ -17,6 +18,7 @@ from skpapers.linear_model._single_index.solver import (
 __all__ = [
     "RobustSingleIndexRegressor",
     "RobustSingleIndexResult",
+    "SingleIndexDisplay",
     "fit_link_scale",
     "robust_single_index",
 ]
