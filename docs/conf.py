@@ -21,7 +21,14 @@ extensions = [
     "sphinx-mathjax-offline",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    # the user guides' figures are drawn by the plotting displays during the build
+    "matplotlib.sphinxext.plot_directive",
 ]
+plot_include_source = True
+plot_html_show_source_link = False
+plot_html_show_formats = False
+plot_formats = [("png", 110)]
+plot_rcparams = {"figure.dpi": 110}
 mathjax_path = "mathjax/tex-chtml.js"
 templates_path = ["_templates"]
 exclude_patterns = [

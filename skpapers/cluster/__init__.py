@@ -7,6 +7,7 @@ Each method lives in a private subpackage (``_fair_hierarchical``,
 module holds the function that ``fit`` calls.
 """
 
+from skpapers.cluster._fair_hierarchical.display import FairDendrogramDisplay
 from skpapers.cluster._fair_hierarchical.estimator import FairHierarchicalClustering
 from skpapers.cluster._fair_hierarchical.solver import (
     FairHierarchyResult,
@@ -21,6 +22,7 @@ from skpapers.cluster._transport.solver import (
 from skpapers.utils._hierarchy import HierarchyTree
 
 __all__ = [
+    "FairDendrogramDisplay",
     "FairHierarchicalClustering",
     "FairHierarchyResult",
     "HierarchyTree",
