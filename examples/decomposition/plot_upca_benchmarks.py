@@ -76,6 +76,7 @@ ax.set_xlabel("fraction flagged")
 ax.set_ylabel("")
 ax.invert_yaxis()
 fig.legend(loc="outside lower center", ncols=3, fontsize=8)
+plt.show()
 
 # %%
 # Time against PCA

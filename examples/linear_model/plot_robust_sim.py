@@ -16,21 +16,20 @@ import numpy as np
 from sklearn.linear_model import HuberRegressor, LinearRegression
 
 from skpapers.datasets import make_contaminated_sim
-from skpapers.linear_model import RobustSingleIndexRegressor, fit_link_scale
+from skpapers.linear_model import (
+    RobustSingleIndexRegressor,
+    SingleIndexDisplay,
+    fit_link_scale,
+)
 
 X, y, coef, outliers = make_contaminated_sim(
     2000, 20, "gelu", (2.5, 0.5), 0.1, "hijack", random_state=0
 )
 est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
-s = X @ est.coef_ + est.intercept_
-order = np.argsort(s)
-fig, ax = plt.subplots()
-ax.scatter(s[~outliers], y[~outliers], s=4, alpha=0.4, label="clean rows")
-ax.scatter(s[outliers], y[outliers], s=4, alpha=0.6, color="C3", label="hijack rows")
-ax.plot(s[order], est.predict(X)[order], color="k", label="fitted link")
-ax.set_xlabel("fitted index <coef, x> + intercept")
-ax.set_ylabel("y")
-ax.legend()
+# the fitted link over the index, the rows the filters left out, the residuals
+display = SingleIndexDisplay.from_estimator(est, X, y)
+marked = display.removed | display.unexplained
+print(f"{marked[outliers].mean():.0%} of the hijack rows are left out or unexplained")
 
 # %%
 # Error against the contamination level
@@ -47,7 +46,7 @@ for eps in epss:
         w = w / np.linalg.norm(w)
         t, _ = fit_link_scale(X @ w, y, "gelu", contamination=0.1)
         errors[name].append(np.linalg.norm(t * w - coef))
-fig, ax = plt.subplots()
+fig, ax = plt.subplots(layout="constrained")
 for name, values in errors.items():
     ax.plot(epss, values, marker="o", label=name)
 ax.set_xlabel("contamination eps (hijack)")
