@@ -125,8 +125,9 @@ def cluster_fairness(tree, sensitive_features, *, min_size=2):
         ``|p_l(C) - c_l|`` (``c_l`` the global proportion); ``min_balance``:
         min of ``p_l(C) / c_l``; ``proportions`` (n_nodes, n_groups); ``sizes`` (n_nodes,);
         ``evaluated`` boolean mask of clusters with size >= ``min_size``;
-        ``groups``: the sorted distinct labels. With no evaluated cluster,
-        ``violation`` is 0 and ``min_balance`` 1.
+        ``groups``: the sorted distinct labels. With no evaluated cluster
+        (``min_size`` above the number of samples), ``violation`` and
+        ``min_balance`` are NaN: nothing was measured.
 
     See Also
     --------

@@ -510,8 +510,8 @@ def fairness_from_counts(counts, min_size, groups=None):
         sub = prop[evaluated]
         violation = float(np.max(np.abs(sub - global_prop)))
         balance = float(np.min(sub / global_prop))
-    else:
-        violation, balance = 0.0, 1.0
+    else:  # nothing measured: claim nothing
+        violation, balance = float("nan"), float("nan")
     return {
         "violation": violation,
         "min_balance": balance,

@@ -226,3 +226,12 @@ def test_stratified_subsample_many_small_groups_sums_to_n_samples(n_samples):
     assert counts.sum() == n_samples
     assert np.all(counts <= np.ceil(n_samples / 5))
     np.testing.assert_array_equal(X_sub, X[idx])
+
+
+def test_cluster_fairness_is_nan_when_no_cluster_is_evaluated():
+    Z = np.array([[0, 1, 1.0, 2], [2, 3, 1.0, 2], [4, 5, 2.0, 4]])
+    report = cluster_fairness(Z, ["a", "a", "b", "b"], min_size=5)
+    assert np.isnan(report["violation"]) and np.isnan(report["min_balance"])
+    assert not report["evaluated"].any()
+    full = cluster_fairness(Z, ["a", "a", "b", "b"], min_size=4)  # the root only
+    assert (full["violation"], full["min_balance"]) == (0.0, 1.0)

@@ -403,7 +403,9 @@ def fair_hierarchical_tree(
     else:
         tree = WorkTree(base, codes, 1).to_hierarchy()
         cost = base_cost
-    fair = fairness_from_counts(tree.group_counts, threshold)
+    # the root (all samples, at the global shares) is always measured, also when
+    # the threshold exceeds n
+    fair = fairness_from_counts(tree.group_counts, min(threshold, n))
     if sensitive_features is None:  # nothing measured: claim nothing
         fair = {"violation": float("nan"), "min_balance": float("nan")}
     progress.stage("done")
