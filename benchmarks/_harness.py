@@ -4,16 +4,23 @@
 
 Every script in ``benchmarks/`` uses these helpers, so a table always carries
 the same header (command, date, machine, BLAS threads, package versions, load)
-and the same statistics: the mean and the sample standard deviation
-(``ddof=1``; 0 for a single run) over seeds.
+and the same statistics: per cell, the mean and the sample standard deviation
+(``ddof=1``) over seeds, the worst seed's value next to them, and the seeds
+used. Every script runs 8 seeds by default (``--seeds``), from ``--first-seed``
+on, so that a claim can be checked on seeds it was not developed on. A figure
+quoted in the docs, the README or the changelog is the worst seed's unless the
+text says otherwise.
 
 Typical use::
 
     from _harness import Report, summarise, timed
 
     report = Report("transport_clustering", "Transport clustering benchmark")
-    rows = [{"method": "ours", "seed": s, "cost": ..., "seconds": ...} for s in seeds]
-    table = summarise(rows, keys=["method"], values=["cost", "seconds"])
+    args = parser("...").parse_args()
+    rows = [{"method": "ours", "seed": s, "cost": ..., "accuracy": ...}
+            for s in seed_list(args)]
+    table = summarise(rows, keys=["method"], values=["cost", "accuracy"],
+                      higher_is_better=["accuracy"])
     report.section("T1", "Cost on shifted Gaussians", table, raw=rows, note="...")
     report.write()
 """
@@ -78,24 +85,50 @@ def mean_sd(values):
     return float(np.mean(values)), sd
 
 
-def summarise(rows, keys, values, digits=4):
-    """Group ``rows`` by ``keys``; one ``"mean ± sd"`` cell per value column.
+def seed_list(args):
+    """The seeds of a run: ``--seeds`` of them from ``--first-seed`` on."""
+    return list(range(args.first_seed, args.first_seed + args.seeds))
+
+
+def seed_span(seeds):
+    """Seeds as short text: ``[0, 1, 2, 5]`` -> ``"0-2, 5"``."""
+    seeds = sorted({int(s) for s in seeds})
+    spans, start = [], None
+    for i, seed in enumerate(seeds):
+        start = seed if start is None else start
+        if i + 1 == len(seeds) or seeds[i + 1] != seed + 1:
+            spans.append(str(seed) if seed == start else f"{start}-{seed}")
+            start = None
+    return ", ".join(spans)
+
+
+def summarise(rows, keys, values, digits=4, higher_is_better=(), timings=()):
+    """Group ``rows`` by ``keys``: per value column, the mean ± sd and the worst seed.
 
     Parameters
     ----------
     rows : list of dict or DataFrame
-        One row per run (a seed, a method, ...).
+        One row per run (a seed, a method, ...); a ``seed`` column names the
+        seed of each run.
     keys : list of str
         Columns that identify a cell of the table.
     values : list of str
         Numeric columns to summarise over the runs of a cell.
     digits : int, default=4
-        Significant digits of the mean (the sd gets two).
+        Significant digits of the mean and the worst value (the sd gets two).
+    higher_is_better : list of str, default=()
+        Value columns whose worst run is the smallest (accuracies, recalls);
+        for the others (errors, costs, ratios) it is the largest.
+    timings : list of str, default=()
+        Value columns that are times: no worst column (speed is compared in
+        ratios measured side by side, not per seed). Columns whose name holds
+        "seconds" are timings too.
 
     Returns
     -------
     table : DataFrame
-        One row per cell with the formatted values and a ``runs`` count.
+        One row per cell: ``<value>`` ("mean ± sd"), ``<value> worst`` (the
+        worst run's value) for each accuracy column, ``runs`` and ``seeds``.
     """
     frame = pd.DataFrame(rows)
     out = []
@@ -103,9 +136,15 @@ def summarise(rows, keys, values, digits=4):
         key = key if isinstance(key, tuple) else (key,)
         row = dict(zip(keys, key, strict=True))
         for col in values:
-            m, s = mean_sd(group[col]) if col in group else (np.nan, np.nan)
+            column = group[col].astype(float) if col in group else pd.Series([np.nan])
+            m, s = mean_sd(column)
             row[col] = "n/a" if np.isnan(m) else f"{m:.{digits}g} ± {s:.2g}"
+            if col in timings or "seconds" in col:
+                continue
+            worst = column.min() if col in higher_is_better else column.max()
+            row[f"{col} worst"] = "n/a" if np.isnan(worst) else f"{worst:.{digits}g}"
         row["runs"] = len(group)
+        row["seeds"] = seed_span(group["seed"]) if "seed" in group else "n/a"
         out.append(row)
     return pd.DataFrame(out)
 
@@ -144,7 +183,8 @@ def provenance():
         f"- BLAS threads: {', '.join(blas_threads()) or 'none found'}",
         f"- Versions: {', '.join(versions)}",
         f"- 1-minute load average at the start: {os.getloadavg()[0]:.2f}",
-        "- Statistics: mean ± sample standard deviation (ddof = 1) over runs.",
+        "- Statistics: mean ± sample standard deviation (ddof = 1) over runs, and the "
+        "worst run's value (`worst` columns); the `seeds` column names the seeds.",
     ]
 
 
@@ -198,10 +238,12 @@ class Report:
 
 
 def parser(description, tables=()):
-    """Argument parser with the common options ``--quick``, ``--seeds``, ``--only``."""
+    """Argument parser: ``--quick``, ``--seeds``, ``--first-seed``, ``--only``, ``--out``."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--quick", action="store_true", help="a smoke run of a few minutes")
-    p.add_argument("--seeds", type=int, default=3, help="seeds per cell (default 3)")
+    p.add_argument("--seeds", type=int, default=8, help="seeds per cell (default 8)")
+    p.add_argument("--first-seed", type=int, default=0,
+                   help="first seed (default 0); a fresh range checks a claim on held-out seeds")
     if tables:
         p.add_argument("--only", default=",".join(tables),
                        help=f"comma-separated tables among {', '.join(tables)}")

@@ -16,7 +16,7 @@ not allow (a group smaller than ``h``) are skipped.
 Writes ``results/fair_hierarchical_frontier.{md,csv}`` and the figure
 ``results/fair_hierarchical_frontier.png``.
 
-Run: ``python benchmarks/fair_hierarchical_frontier.py [--quick] [--seeds S]``.
+Run: ``python benchmarks/fair_hierarchical_frontier.py [--quick] [--seeds S] [--first-seed S0]``.
 """
 
 import warnings
@@ -27,7 +27,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from _harness import Report, parser, summarise  # noqa: E402
+from _harness import Report, parser, seed_list, seed_span, summarise  # noqa: E402
 from scipy.cluster.hierarchy import linkage  # noqa: E402
 from scipy.spatial.distance import pdist  # noqa: E402
 
@@ -117,11 +117,11 @@ def main():
     p = parser(__doc__.splitlines()[2])
     p.add_argument("--n", type=int, default=1024, help="subsample size (default 1024)")
     args = p.parse_args()
-    seeds = 1 if args.quick else args.seeds
+    seeds = seed_list(args)[:1] if args.quick else seed_list(args)
     raw = []
     for name, loader in DATASETS.items():
         X_all, s_all = loader()
-        for seed in range(seeds):
+        for seed in seeds:
             X, s, _ = stratified_subsample(X_all, s_all, args.n, random_state=seed)
             for row in points(np.asarray(X, dtype=np.float64), s, seed, grid(args.quick)):
                 raw.append({"dataset": name, "n": args.n, **row})
@@ -133,7 +133,7 @@ def main():
     report = Report("fair_hierarchical_frontier", "Fair hierarchical clustering: frontier",
                     args.out)
     report.section("P1", f"Cost ratio against largest deviation (n = {args.n})", table,
-                   raw=raw, note=f"Seeds 0..{seeds - 1}; epsilon = 1/(c log2 n), clipped.")
+                   raw=raw, note=f"Seeds {seed_span(seeds)}; epsilon = 1/(c log2 n), clipped.")
     report.write()
     figure(raw, report.out / "fair_hierarchical_frontier.png")
 

@@ -45,7 +45,8 @@ noise 0.1, the same K; table M); ``--n 1000,2000`` adds n = m = 2000, ``--K``
 and ``--d`` choose the ranks and dimensions.
 
 Run: ``SKPAPERS_TC_AUTHORS=<checkout> python benchmarks/transport_clustering_jax.py
-[--quick] [--seeds S] [--only J,M] [--authors DIR] [--n 1000,2000] [--d 2,10,50]
+[--quick] [--seeds S] [--first-seed S0] [--only J,M] [--authors DIR] [--n 1000,2000]
+[--d 2,10,50]
 [--K 10,25,50]``.
 """
 
@@ -60,7 +61,7 @@ from pathlib import Path
 import numpy as np
 import ot
 import pandas as pd
-from _harness import Report, parser, summarise
+from _harness import Report, parser, seed_list, seed_span, summarise
 from transport_clustering import gaussian_clouds
 from transport_clustering_peers import HAS_OTT, kmeans_lc, ott_lr, pot, score, tc
 
@@ -250,7 +251,7 @@ def main():
     p.add_argument("--summary-only", action="store_true",
                    help="rebuild the tables from the stored raw rows (e.g. of a stopped run)")
     args = p.parse_args()
-    seeds = tuple(range(args.seeds))
+    seeds = tuple(seed_list(args)[:2] if args.quick else seed_list(args))  # quick: 2 seeds
     ns = (200,) if args.quick else tuple(int(v) for v in args.n.split(","))
     ds = (2,) if args.quick else tuple(int(v) for v in args.d.split(","))
     Ks = (10,) if args.quick else tuple(int(v) for v in args.K.split(","))
@@ -276,7 +277,7 @@ def main():
         path = Path(args.out) / f"transport_jax_{key.lower()}_raw.csv"
         if args.summary_only:
             raw = pd.read_csv(path)
-            done = sorted(int(v) for v in raw.seed.unique())
+            done = seed_span(raw.seed.unique())
             note = (f"Rebuilt from the stored raw rows (seeds {done}; "
                     "see the runs column). " + data[key] + " ".join(notes))
             sections(report, key, raw, note)
@@ -288,7 +289,7 @@ def main():
             cells = [({"n": n, "noise": 0.1}, lambda s, n=n: make_moons_to_gaussians(
                 n, noise=0.1, random_state=s)[:2], Ks) for n in ns]
         raw = run_cells(cells, seeds, fits, path)
-        sections(report, key, raw, f"Seeds {list(seeds)}. " + data[key] + " ".join(notes))
+        sections(report, key, raw, f"Seeds {seed_span(seeds)}. " + data[key] + " ".join(notes))
     report.write()
 
 

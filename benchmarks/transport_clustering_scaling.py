@@ -13,7 +13,11 @@ sources, of the targets): on a shared machine the CPU seconds are the
 load-independent measure, and the wall time on two idle cores is at least half
 of them.
 
-Run: ``python benchmarks/transport_clustering_scaling.py [--quick] [--sizes 1000,1000000]``.
+One data set per size: the seed is ``--first-seed`` (default 0; ``--seeds`` is not used,
+this is a timing table).
+
+Run: ``python benchmarks/transport_clustering_scaling.py [--quick] [--sizes 1000,1000000]
+[--first-seed S]``.
 """
 
 import json
@@ -26,29 +30,29 @@ import time
 from pathlib import Path
 
 import pandas as pd
-from _harness import Report, parser, peak_rss_mb, timed
+from _harness import Report, parser, peak_rss_mb, seed_list, timed
 
 K, D = 50, 50
 
 
-def worker(n, registration):
+def worker(n, registration, seed):
     """One fit in this (fresh) process; prints one JSON line."""
     from transport_clustering import gaussian_clouds
 
     from skpapers.cluster import TransportClustering
 
-    X, Y, _, _ = gaussian_clouds(n, D, 0)
+    X, Y, _, _ = gaussian_clouds(n, D, seed)
     before = peak_rss_mb()
     logging.getLogger("skpapers.transport").addHandler(stages := StageLog())
     cpu = time.process_time()
     est, seconds = timed(
-        TransportClustering(K, registration=registration, random_state=0, verbose=1).fit,
+        TransportClustering(K, registration=registration, random_state=seed, verbose=1).fit,
         X, X_target=Y)
     import skpapers
 
     assert Path(skpapers.__file__).parents[1] == Path(__file__).resolve().parents[1]
     print(json.dumps({
-        "n": n, "registration": registration, "seconds": seconds,
+        "n": n, "registration": registration, "seed": seed, "seconds": seconds,
         "cpu_seconds": time.process_time() - cpu, **stages.seconds(),
         "load_1min_after": os.getloadavg()[0], "cost": est.cost_,
         "registration_cost": est.registration_cost_, "n_iter": est.n_iter_,
@@ -87,20 +91,21 @@ class StageLog(logging.Handler):
 def main():
     p = parser(__doc__.splitlines()[0])
     p.add_argument("--sizes", default=None, help="comma-separated n (default by mode)")
-    p.add_argument("--worker", nargs=2, help=argparse_suppress())
+    p.add_argument("--worker", nargs=3, help=argparse_suppress())
     args = p.parse_args()
     if args.worker:
-        worker(int(args.worker[0]), args.worker[1])
+        worker(int(args.worker[0]), args.worker[1], int(args.worker[2]))
         return
     sizes = ([int(s) for s in args.sizes.split(",")] if args.sizes else
              [1000, 10_000] if args.quick else [1000, 10_000, 100_000, 1_000_000])
     runs = [(n, "auto") for n in sizes] + [(n, "hierarchical") for n in sizes if n <= 5000]
+    seed = seed_list(args)[0]
     rows = []
     for n, reg in sorted(runs):
         # the worker imports the skpapers next to this folder, not an installed copy
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(
             filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))}
-        res = subprocess.run([sys.executable, __file__, "--worker", str(n), reg],
+        res = subprocess.run([sys.executable, __file__, "--worker", str(n), reg, str(seed)],
                              capture_output=True, text=True, timeout=7200, env=env)
         rows.append(json.loads(res.stdout.strip().splitlines()[-1]) if res.returncode == 0
                     else {"n": n, "registration": reg, "error": res.stderr[-300:]})
@@ -108,7 +113,8 @@ def main():
     table = pd.DataFrame(rows).round(4)
     report = Report("transport_clustering_scaling", "Transport clustering scaling", args.out)
     report.section("T9", "Wall time and peak memory", table, raw=rows, note=(
-        f"Gaussian clouds, d = {D}, K = {K}, seed 0, one run per row in a fresh subprocess."))
+        f"Gaussian clouds, d = {D}, K = {K}, seed {seed}, one run per row in a fresh "
+        "subprocess."))
     report.write()
 
 

@@ -21,12 +21,12 @@
   restored and on the 16.
 * Figure ``upca_faces.png``: images 1 and 23, original / shuffled / restored.
 
-Run: ``python benchmarks/upca_faces.py [--quick] [--seeds N] [--stage2 lsrf,l1,pl]
-[--jobs] [--only U4,U4S]``.
+Run: ``python benchmarks/upca_faces.py [--quick] [--seeds N] [--first-seed S]
+[--stage2 lsrf,l1,pl] [--jobs] [--only U4,U4S]``.
 """
 
 import numpy as np
-from _harness import RESULTS, Report, parser, summarise, timed
+from _harness import RESULTS, Report, parser, seed_list, seed_span, summarise, timed
 from upca_common import lsrf_downdated, shuffle_faces
 
 from skpapers.datasets import load_yaleb_faces
@@ -132,7 +132,7 @@ def main(argv=None):
     except FileNotFoundError as exc:
         print(f"skipping U4: {exc}")
         return
-    seeds = list(range(1 if args.quick else args.seeds))
+    seeds = seed_list(args)[:1] if args.quick else seed_list(args)
     methods = ("lsrf",) if args.quick else tuple(args.stage2.split(","))
     only = set(args.only.split(","))
     report = Report("upca_faces", "Unlabeled PCA: Yale B faces", out=args.out)
@@ -143,17 +143,18 @@ def main(argv=None):
             "U4", "Yale B faces, 16 of 64 images with shuffled patches (r = 4)",
             summarise(rows, ["method", "restored", "backend"],
                       ["error corrupted", "error all 64", "error doing nothing (corrupted)",
-                       "flag recall", "n flagged", "stage I seconds", "stage II seconds"]),
-            raw=rows,
+                       "flag recall", "n flagged", "stage I seconds", "stage II seconds"],
+                      higher_is_better=["flag recall"]),
+            raw=rows, note=f"Seeds {seed_span(seeds)} (the shuffle and the estimator's "
+                           "random_state); figure: the first seed.",
         )  # fmt: skip
     if "U4S" in only:
         rows = table_u4s(faces, seeds)
         report.section(
             "U4S", "Stage II on the 16 shuffled faces (m = 32256, r = 4), side by side",
-            summarise(rows, ["variant"],
-                      ["seconds (16 images)", "timed images", "error (first image)",
-                       "error (16 images)"]),
-            raw=rows,
+            summarise(rows, ["variant", "timed images"],
+                      ["seconds (16 images)", "error (first image)", "error (16 images)"]),
+            raw=rows, note=f"Seeds {seed_span(seeds)}.",
         )  # fmt: skip
     if example is not None:
         faces_figure(example, RESULTS if args.out is None else type(RESULTS)(args.out))

@@ -33,13 +33,14 @@ Attributes are the samples (rows of ``X``), as in record linkage.
   (``flagging_rule_="unexplained"``); F2 measures it on every fit, at the
   threshold the estimator uses.
 
-Run: ``python benchmarks/upca_records.py [--quick] [--seeds N] [--only U3,F1,F2]``.
+Run: ``python benchmarks/upca_records.py [--quick] [--seeds N] [--first-seed S]
+[--only U3,F1,F2]``.
 """
 
 import warnings
 
 import numpy as np
-from _harness import Report, parser, summarise, timed
+from _harness import Report, parser, seed_list, seed_span, summarise, timed
 from upca_common import compute_err, flag_rates, pca_projection, shuffle_faces, subspace_floor
 
 from skpapers.datasets import (
@@ -88,9 +89,11 @@ def table_u3(seeds, quick):
             for seed in seeds:
                 A = permute_records(Z, columns, alpha, random_state=seed).T
 
-                def add(method, A_hat, sec, name=name, alpha=alpha, stats=(Z, norms, means)):
+                def add(method, A_hat, sec, name=name, alpha=alpha, seed=seed,
+                        stats=(Z, norms, means)):
                     rows.append(
-                        {"data": name, "alpha": alpha, "method": method, "seconds": sec,
+                        {"data": name, "alpha": alpha, "method": method, "seed": seed,
+                         "seconds": sec,
                          "error": compute_err(stats[0], A_hat.T, *stats[1:])}
                     )  # fmt: skip
 
@@ -119,7 +122,7 @@ def _faces(table):
 def table_f1(seeds, quick):
     rows = []
 
-    def add(data, setting, est, X, truly, X_clean, floor):
+    def add(data, setting, seed, est, X, truly, X_clean, floor):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", FlaggingWarning)
             est.fit(X)
@@ -131,7 +134,7 @@ def table_f1(seeds, quick):
         clean, perm = flag_rates(est.permuted_mask_, truly, moved)
         _, perm_beyond = flag_rates(est.permuted_mask_, truly, beyond)
         _, perm_helped = flag_rates(est.permuted_mask_, truly, helped)
-        rows.append({"data": data, "setting": setting, "clean flagged": clean,
+        rows.append({"data": data, "setting": setting, "seed": seed, "clean flagged": clean,
                      "moved permuted flagged": perm,
                      "restorable permuted flagged": perm_helped,
                      "restorable fraction": helped[truly].mean(),
@@ -147,20 +150,20 @@ def table_f1(seeds, quick):
                 A = permute_records(Z, columns, alpha, random_state=seed).T
                 truly = np.zeros(len(A), dtype=bool)
                 truly[columns] = True
-                add(name, f"alpha={alpha}", UnlabeledPCA(r, max_iter=10000), A, truly, Z.T,
-                    floor)
+                add(name, f"alpha={alpha}", seed, UnlabeledPCA(r, max_iter=10000), A, truly,
+                    Z.T, floor)
     for inliers in (10, 15, 20, 25):
         for seed in seeds:
             X, X_true, _, permuted = make_permuted_subspace(
                 100, 50, 3, outlier_ratio=1 - inliers / 100, shuffled_ratio=1.0,
                 random_state=seed,
             )  # fmt: skip
-            add("dense synthetic", f"{inliers} inliers", UnlabeledPCA(3), X, permuted, X_true,
-                subspace_floor(X_true, 3))
+            add("dense synthetic", f"{inliers} inliers", seed, UnlabeledPCA(3), X, permuted,
+                X_true, subspace_floor(X_true, 3))
     for seed in seeds:
         X, X_true, _, permuted = make_permuted_subspace(500, 50, 3, random_state=seed)
-        add("sparse synthetic", "90% permuted, alpha=0.1", UnlabeledPCA(3), X, permuted, X_true,
-            subspace_floor(X_true, 3))
+        add("sparse synthetic", "90% permuted, alpha=0.1", seed, UnlabeledPCA(3), X, permuted,
+            X_true, subspace_floor(X_true, 3))
     faces = _faces("F1")
     if faces is None:
         return rows
@@ -168,15 +171,15 @@ def table_f1(seeds, quick):
     for seed in seeds:
         rng = np.random.default_rng(seed)
         X, corrupted = shuffle_faces(faces, rng)
-        add("Yale B faces", "16 of 64, 34 of 84 patches", UnlabeledPCA(4), X, corrupted, faces,
-            floor)
+        add("Yale B faces", "16 of 64, 34 of 84 patches", seed, UnlabeledPCA(4), X, corrupted,
+            faces, floor)
         X, corrupted = faces.copy(), np.zeros(len(faces), dtype=bool)
         for j in rng.choice(len(X), 16, replace=False):
             idx = rng.choice(X.shape[1], int(0.4 * X.shape[1]), replace=False)
             X[j, idx] = X[j, rng.permutation(idx)]
             corrupted[j] = True
-        add("Yale B faces", "16 of 64, 40% of pixels", UnlabeledPCA(4), X, corrupted, faces,
-            floor)
+        add("Yale B faces", "16 of 64, 40% of pixels", seed, UnlabeledPCA(4), X, corrupted,
+            faces, floor)
     return rows
 
 
@@ -213,14 +216,14 @@ def table_f2(seeds, quick):
     """
     rows = []
 
-    def add(data, setting, X, r, truly, moved, error, **params):
+    def add(data, setting, seed, X, r, truly, moved, error, **params):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FlaggingWarning)
             est = UnlabeledPCA(r, restore_samples="all", **params).fit(X)
             X_all = est.restore(X)
         ratio, loo = _unexplained(X, r, **params)
         flags = ratio > np.sqrt(0.5)  # more than half of the squared distance unexplained
-        rows.append({"data": data, "setting": setting,
+        rows.append({"data": data, "setting": setting, "seed": seed,
                      "best recall: distance": _best_recall(est.distances_, truly, moved),
                      "best recall: leave-one-out distance": _best_recall(loo, truly, moved),
                      "best recall: unexplained": _best_recall(ratio, truly, moved),
@@ -237,7 +240,7 @@ def table_f2(seeds, quick):
             for seed in seeds:
                 A = permute_records(Z, columns, alpha, random_state=seed).T
                 moved = np.any(A != Z.T, axis=1)
-                add(name, f"alpha={alpha}", A, r, truly, moved,
+                add(name, f"alpha={alpha}", seed, A, r, truly, moved,
                     lambda B, Z=Z, n=norms, c=means: compute_err(Z, B.T, n, c),
                     max_iter=10000)  # fmt: skip
     faces = _faces("F2")
@@ -245,22 +248,30 @@ def table_f2(seeds, quick):
         return rows
     for seed in seeds:
         X, corrupted = shuffle_faces(faces, np.random.default_rng(seed))
-        add("Yale B faces", "16 of 64 shuffled", X, 4, corrupted, corrupted,
+        add("Yale B faces", "16 of 64 shuffled", seed, X, 4, corrupted, corrupted,
             lambda B: relative_restoration_error(faces, B))  # fmt: skip
     return rows
+
+
+# columns where larger is better (the worst seed is the smallest): flags of shuffled samples,
+# and the shares of them that restoring can improve or a threshold can separate
+F1_HIGHER = ["moved permuted flagged", "restorable permuted flagged", "restorable fraction",
+             "separable permuted flagged", "separable fraction"]
+F2_HIGHER = ["best recall: distance", "best recall: leave-one-out distance",
+             "best recall: unexplained", "unexplained > 1/2: moved permuted flagged"]
 
 
 def main(argv=None):
     args = parser(__doc__.splitlines()[0], ("U3", "F1", "F2")).parse_args(argv)
     only = set(args.only.split(","))
-    seeds = list(range(2 if args.quick else args.seeds))
+    seeds = seed_list(args)[:2] if args.quick else seed_list(args)
     report = Report("upca_records", "Unlabeled PCA: records and flagging", out=args.out)
     if "U3" in only:
         rows = table_u3(seeds, args.quick)
         if rows:
             report.section("U3", "Records (ComputeErr, original units)",
                            summarise(rows, ["data", "alpha", "method"], ["error", "seconds"]),
-                           raw=rows)  # fmt: skip
+                           raw=rows, note=f"Seeds {seed_span(seeds)}.")  # fmt: skip
     if "F1" in only:
         rows = table_f1(seeds, args.quick)
         report.section(
@@ -269,9 +280,10 @@ def main(argv=None):
                       ["clean flagged", "moved permuted flagged",
                        "restorable permuted flagged", "restorable fraction",
                        "separable permuted flagged", "separable fraction", "threshold",
-                       "warned", "unexplained rule"]),
+                       "warned", "unexplained rule"], higher_is_better=F1_HIGHER),
             raw=rows,
-            note="'moved': permuted samples that changed (a shuffle among equal values leaves a "
+            note=f"Seeds {seed_span(seeds)}. "
+                 "'moved': permuted samples that changed (a shuffle among equal values leaves a "
                  "record unchanged); 'restorable': permuted samples that moved farther from "
                  "their true values than the true values lie from the rank-r subspace of the "
                  "other clean samples, the ones that restoring to the subspace can improve "
@@ -294,8 +306,10 @@ def main(argv=None):
                       ["best recall: distance", "best recall: leave-one-out distance",
                        "best recall: unexplained", "unexplained > 1/2: clean flagged",
                        "unexplained > 1/2: moved permuted flagged", "error doing nothing",
-                       "error restoring unexplained > 1/2"]), raw=rows,
-            note="'best recall': share of the moved permuted samples flagged by the best "
+                       "error restoring unexplained > 1/2"], higher_is_better=F2_HIGHER),
+            raw=rows,
+            note=f"Seeds {seed_span(seeds)}. "
+                 "'best recall': share of the moved permuted samples flagged by the best "
                  "threshold on the statistic that flags fewer than 10% of the clean samples "
                  "(a threshold chosen knowing the answer: what the statistic could give at "
                  "best). 'unexplained': distance of a sample to the span of the other "

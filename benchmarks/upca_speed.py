@@ -19,12 +19,15 @@
   the 16 samples, extrapolated linearly when fewer were timed; the error on the
   samples every variant restored.
 
-Run: ``python benchmarks/upca_speed.py [--quick] [--only S1,S2]``.
+S1 runs ``--seeds`` data sets per size from ``--first-seed``; S2 one data set, drawn with
+the first seed.
+
+Run: ``python benchmarks/upca_speed.py [--quick] [--seeds N] [--first-seed S] [--only S1,S2]``.
 """
 
 
 import numpy as np
-from _harness import Report, clocked, parser, summarise, timed
+from _harness import Report, clocked, parser, seed_list, seed_span, summarise, timed
 from sklearn.decomposition import PCA
 from threadpoolctl import threadpool_limits
 from upca_common import lsrf_downdated, lsrf_textbook, with_components
@@ -52,7 +55,7 @@ def table_s1(seeds, quick):
             X_paper, sec_paper = timed(est.set_params(lsrf_tol=None).fit(X).restore, X)
             total = sec_fit + sec_restore
             rows.append(
-                {"n_samples": n, "PCA fit+inverse s": sec_pca,
+                {"n_samples": n, "seed": seed, "PCA fit+inverse s": sec_pca,
                  "PCA fit+inverse s (1 BLAS thread)": sec_pca1, "UPCA fit s": sec_fit,
                  "UPCA restore s": sec_restore, "UPCA total s": total,
                  "UPCA total CPU s": cpu_fit + cpu_restore,
@@ -69,12 +72,12 @@ def _one_by_one(est, X):
     return np.concatenate([est.restore(x[None]) for x in X])
 
 
-def table_s2(quick):
+def table_s2(seed, quick):
     rows = []
     k = 16
     for m in (50, 500, 5000) if quick else (50, 500, 5000, 32256):
         X, X_true, comp, _ = make_permuted_subspace(
-            64, m, 4, outlier_ratio=0.25, shuffled_ratio=0.4, random_state=0
+            64, m, 4, outlier_ratio=0.25, shuffled_ratio=0.4, random_state=seed
         )
         paper = with_components(comp, X, restore_samples="all", lsrf_tol=None)
         default = with_components(comp, X, restore_samples="all")
@@ -91,28 +94,36 @@ def table_s2(quick):
             if variant == "textbook loop" and m > 5000:
                 continue  # about 70 s per sample; the downdated loop takes the same steps
             X_hat, sec = timed(fn, X[:kk])
-            rows.append({"n_features": m, "variant": variant, "seconds (16 samples)": sec * k / kk,
+            rows.append({"n_features": m, "variant": variant, "seed": seed,
+                         "seconds (16 samples)": sec * k / kk,
                          "timed samples": kk, "error (common)": relative_restoration_error(
                              X_true[:n_slow], X_hat[:n_slow])})  # fmt: skip
     return rows
 
 
+S1_TIMINGS = ["PCA fit+inverse s", "PCA fit+inverse s (1 BLAS thread)", "UPCA fit s",
+              "UPCA restore s", "UPCA total s", "UPCA total CPU s", "UPCA / PCA",
+              "paper's LSRF restore s"]
+
+
 def main(argv=None):
     args = parser(__doc__.splitlines()[0], ("S1", "S2")).parse_args(argv)
     only = set(args.only.split(","))
-    seeds = list(range(1 if args.quick else args.seeds))
+    seeds = seed_list(args)[:1] if args.quick else seed_list(args)
     report = Report("upca_speed", "Unlabeled PCA: speed", out=args.out)
     if "S1" in only:
         rows = table_s1(seeds, args.quick)
         report.section("S1", "UnlabeledPCA against PCA (n_features=50, r=5)",
                        summarise(rows, ["n_samples"],
-                                 [c for c in rows[0] if c != "n_samples"]), raw=rows)  # fmt: skip
+                                 [c for c in rows[0] if c not in ("n_samples", "seed")],
+                                 timings=S1_TIMINGS), raw=rows,
+                       note=f"Seeds {seed_span(seeds)}.")  # fmt: skip
     if "S2" in only:
-        rows = table_s2(args.quick)
+        rows = table_s2(seeds[0], args.quick)
         report.section("S2", "LSRF seconds as n_features grows (16 samples, r=4)",
-                       summarise(rows, ["n_features", "variant"],
-                                 ["seconds (16 samples)", "timed samples", "error (common)"]),
-                       raw=rows)  # fmt: skip
+                       summarise(rows, ["n_features", "variant", "timed samples"],
+                                 ["seconds (16 samples)", "error (common)"]),
+                       raw=rows, note=f"Seed {seeds[0]}.")  # fmt: skip
     print(report.write())
 
 

@@ -16,13 +16,14 @@
 * U6, unlabeled matrix completion: U2 setting with r = 3 and 100/80/60% of the
   entries observed; error on all entries and on the missing ones.
 
-Run: ``python benchmarks/upca_synthetic.py [--quick] [--seeds N] [--only U1,U2,U6]``.
+Run: ``python benchmarks/upca_synthetic.py [--quick] [--seeds N] [--first-seed S]
+[--only U1,U2,U6]``.
 """
 
 import warnings
 
 import numpy as np
-from _harness import Report, parser, summarise, timed
+from _harness import Report, parser, seed_list, seed_span, summarise, timed
 from sklearn.covariance import MinCovDet
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import (
@@ -99,7 +100,8 @@ def table_u1(seeds, quick):
                         V, sec = timed(fn, X, r, seed)
                         rows.append(
                             {"r": r, "outlier ratio": ratio, "outliers": kind, "method": name,
-                             "angle (deg)": principal_angle(V, comp), "seconds": sec}
+                             "seed": seed, "angle (deg)": principal_angle(V, comp),
+                             "seconds": sec}
                         )  # fmt: skip
     return rows
 
@@ -135,9 +137,10 @@ def table_u2(seeds, quick):
                 )
 
                 def add(method, X_hat, sec, angle=np.nan, r=r, alpha=alpha, X_true=X_true,
-                        p=permuted):
+                        p=permuted, seed=seed):
                     rows.append(
-                        {"r": r, "alpha": alpha, "method": method, "angle (deg)": angle,
+                        {"r": r, "alpha": alpha, "method": method, "seed": seed,
+                         "angle (deg)": angle,
                          "error": relative_restoration_error(X_true, X_hat),
                          "refined error": refined_restoration_error(X_true, X_hat, r),
                          "recovery rate": recovery(X_hat, X_true, p), "seconds": sec}
@@ -194,7 +197,7 @@ def table_u6(seeds, quick):
                     )  # fmt: skip
                     rows.append(
                         {"alpha": alpha, "observed fraction": observed,
-                         "method": f"masked {stage1.upper()}+LSRF",
+                         "method": f"masked {stage1.upper()}+LSRF", "seed": seed,
                          "error all entries": relative_restoration_error(X_true, X_hat),
                          "error missing entries": fill,
                          "angle (deg)": principal_angle(est.components_, comp), "seconds": sec}
@@ -205,26 +208,29 @@ def table_u6(seeds, quick):
 def main(argv=None):
     args = parser(__doc__.splitlines()[0], ("U1", "U2", "U6")).parse_args(argv)
     only = set(args.only.split(","))
-    seeds = list(range(2 if args.quick else args.seeds))
+    seeds = seed_list(args)[:2] if args.quick else seed_list(args)
     report = Report("upca_synthetic", "Unlabeled PCA: synthetic data", out=args.out)
     if "U1" in only:
         rows = table_u1(seeds, args.quick)
         report.section("U1", "Stage I, largest principal angle (m=50, n=500, noise 0)",
                        summarise(rows, ["r", "outlier ratio", "outliers", "method"],
-                                 ["angle (deg)", "seconds"]), raw=rows)  # fmt: skip
+                                 ["angle (deg)", "seconds"]), raw=rows,
+                       note=f"Seeds {seed_span(seeds)}.")  # fmt: skip
     if "U2" in only:
         rows = table_u2(seeds, args.quick)
         report.section("U2", "End to end (m=50, n=500, 90% permuted, noise 0.01)",
                        summarise(rows, ["r", "alpha", "method"],
                                  ["refined error", "error", "recovery rate", "angle (deg)",
-                                  "seconds"]), raw=rows,
-                       note="scikit-learn peers: first seed only.")  # fmt: skip
+                                  "seconds"], higher_is_better=["recovery rate"]), raw=rows,
+                       note=f"Seeds {seed_span(seeds)}; scikit-learn peers: first seed "
+                            f"({seeds[0]}) only.")  # fmt: skip
     if "U6" in only:
         rows = table_u6(seeds, args.quick)
         report.section("U6", "Unlabeled matrix completion (m=50, n=500, r=3)",
                        summarise(rows, ["alpha", "observed fraction", "method"],
                                  ["error all entries", "error missing entries", "angle (deg)",
-                                  "seconds"]), raw=rows)  # fmt: skip
+                                  "seconds"]), raw=rows,
+                       note=f"Seeds {seed_span(seeds)}.")  # fmt: skip
     print(report.write())
 
 
