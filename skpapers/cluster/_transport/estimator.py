@@ -8,6 +8,8 @@ problem on the registered cost, solved by mirror descent (GKMS).
 """
 
 
+import inspect
+
 import numpy as np
 from scipy.spatial.distance import cdist
 from sklearn.base import (
@@ -44,13 +46,8 @@ def _is_two_dimensional(y):
     return isinstance(y, list | tuple) and len(y) > 0 and isinstance(y[0], list | tuple)
 
 
-def _unpack_domains(X, sample_domain, X_target, sample_weight, target_weight):
-    """Split a packed ``X`` (skada's convention) into sources and targets."""
-    if X_target is not None or target_weight is not None:
-        raise ValueError(
-            "sample_domain packs sources and targets into X: pass neither X_target nor "
-            "target_weight with it (sample_weight covers every row of X)."
-        )
+def _source_rows(X, sample_domain):
+    """Mask of the source rows of a packed ``X`` (skada's ``sample_domain``)."""
     domain = column_or_1d(sample_domain, warn=True)
     check_consistent_length(X, domain)
     if not np.issubdtype(domain.dtype, np.number) or not np.all(np.isfinite(domain)):
@@ -61,6 +58,26 @@ def _unpack_domains(X, sample_domain, X_target, sample_weight, target_weight):
             f"sample_domain has {np.count_nonzero(domain == 0)} zero entries: every row "
             "must be a source (positive domain) or a target (negative domain)."
         )
+    for side, mask in (("source", source), ("target", target)):
+        kinds = np.unique(domain[mask])
+        if kinds.size > 1:
+            raise ValueError(
+                f"sample_domain holds {kinds.size} {side} domains ({', '.join(map(str, kinds))}): "
+                "TransportClustering couples one source domain with one target domain. Fit "
+                "one estimator per pair, or give the domains one value to pool them."
+            )
+    return source
+
+
+def _unpack_domains(X, sample_domain, X_target, sample_weight, target_weight):
+    """Split a packed ``X`` into sources and targets; return them and the source mask."""
+    if X_target is not None or target_weight is not None:
+        raise ValueError(
+            "sample_domain packs sources and targets into X: pass neither X_target nor "
+            "target_weight with it (sample_weight covers every row of X)."
+        )
+    source = _source_rows(X, sample_domain)
+    target = ~source
     if np.count_nonzero(source) < 2 or np.count_nonzero(target) < 2:
         raise ValueError(
             "sample_domain must mark at least 2 sources (positive) and 2 targets "
@@ -74,7 +91,25 @@ def _unpack_domains(X, sample_domain, X_target, sample_weight, target_weight):
         X[target],
         None if weights is None else weights[source],
         None if weights is None else weights[target],
+        source,
     )
+
+
+def _pipeline_steps_before(estimator):
+    """Whether a Pipeline with a transforming step before ``estimator`` is fitting it.
+
+    Such a Pipeline transforms ``X`` only: an ``X_target`` passed as a fit
+    parameter reaches the estimator untransformed.
+    """
+    from sklearn.pipeline import Pipeline
+
+    frame = inspect.currentframe()
+    while frame is not None:
+        owner = frame.f_locals.get("self")
+        if isinstance(owner, Pipeline) and owner.steps and owner.steps[-1][1] is estimator:
+            return any(step not in (None, "passthrough") for _, step in owner.steps[:-1])
+        frame = frame.f_back
+    return False
 
 
 class TransportClustering(
@@ -342,8 +377,10 @@ class TransportClustering(
             metadata, so that every step of a :class:`~sklearn.pipeline.Pipeline`
             transforms sources and targets alike; route it with
             ``set_fit_request(sample_domain=True)`` when metadata routing is
-            enabled. ``labels_`` then covers the source rows and
-            ``target_labels_`` the target rows, in their order in ``X``.
+            enabled. ``labels_`` (and ``fit_predict``) then gives one label per
+            row of the packed ``X``, sources and targets in their places, and
+            ``target_labels_`` the target rows' labels. One source and one
+            target domain only: several values of either sign are an error.
 
         Returns
         -------
@@ -357,9 +394,18 @@ class TransportClustering(
                 "ignored; a 2-D y would silently run self-transport of X."
             )
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        source = None
         if sample_domain is not None:
-            X, X_target, sample_weight, target_weight = _unpack_domains(
+            X, X_target, sample_weight, target_weight, source = _unpack_domains(
                 X, sample_domain, X_target, sample_weight, target_weight
+            )
+        elif X_target is not None and _pipeline_steps_before(self):
+            raise ValueError(
+                "X_target reached TransportClustering through a Pipeline whose steps "
+                "transform X only: the targets would be compared untransformed with "
+                "transformed sources. Pack sources and targets into X and pass "
+                "sample_domain (positive: source, negative: target) instead, so that "
+                "every step transforms both alike."
             )
         elif X_target is not None and self.metric != "precomputed":
             n_target_features = np.shape(X_target)[1] if np.ndim(X_target) == 2 else None
@@ -369,6 +415,8 @@ class TransportClustering(
                     "features; sources and targets must live in the same space."
                 )
             # the targets must have the features seen for X, in the same order
+            # (checked first on its own, so that a message names X_target)
+            check_array(X_target, dtype=np.float64, ensure_min_samples=2, input_name="X_target")
             X_target = validate_data(
                 self, X_target, dtype=np.float64, reset=False, ensure_min_samples=2
             )
@@ -387,6 +435,8 @@ class TransportClustering(
         self.n_iter_ = result.n_iter
         self.labels_ = np.argmax(self.Q_, axis=1)
         self.target_labels_ = np.argmax(self.R_, axis=1)
+        if source is not None:  # one label per row of the packed X, in its place
+            self.labels_ = self._packed(source, self.labels_, self.target_labels_)
         self._n_features_out = self.n_clusters
         precomputed = self.metric == "precomputed"
         # X_target was validated above (or unpacked from X); self-transport targets X
@@ -452,7 +502,7 @@ class TransportClustering(
             )
         return costs
 
-    def transform(self, X):
+    def transform(self, X, sample_domain=None):
         """Co-cluster costs of source points.
 
         ``D[i, k] = (1/g_k) sum_j R_jk c(x_i, y_j)``, the expected cost of sending
@@ -463,32 +513,80 @@ class TransportClustering(
         X : array-like of shape (n_new, n_features)
             Source points, or their (n_new, n_targets) cost to the training
             targets when ``metric="precomputed"``.
+        sample_domain : array-like of shape (n_new,), default=None
+            For a packed ``X`` (see :meth:`fit`): target rows (negative domain)
+            get their costs against the fitted sources, as in
+            :meth:`predict_target`. None: every row is a source.
 
         Returns
         -------
         D : ndarray of shape (n_new, n_clusters)
-            Co-cluster costs.
+            Co-cluster costs, one row per row of ``X``.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._costs_to(X, "targets")
+        if sample_domain is None:
+            return self._costs_to(X, "targets")
+        source = _source_rows(X, sample_domain)
+        return self._packed(
+            source, self._costs_to(X[source], "targets"), self._costs_to(X[~source], "sources")
+        )
 
-    def predict(self, X):
+    def fit_transform(self, X, y=None, **fit_params):
+        """Fit, then return the co-cluster costs of the rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            As in :meth:`fit`.
+        y : Ignored
+            Not used, present for API consistency by convention.
+        **fit_params : dict
+            Passed to :meth:`fit`; with ``sample_domain``, the target rows of
+            the packed ``X`` get their costs against the sources.
+
+        Returns
+        -------
+        D : ndarray of shape (n_samples, n_clusters)
+            Co-cluster costs, one row per row of ``X``.
+        """
+        domain = fit_params.get("sample_domain")
+        return self.fit(X, y, **fit_params).transform(X, sample_domain=domain)
+
+    def predict(self, X, sample_domain=None):
         """Co-cluster of new source points (``argmin`` of :meth:`transform`).
 
         Parameters
         ----------
         X : array-like of shape (n_new, n_features)
             Source points (or costs to the training targets, ``"precomputed"``).
+        sample_domain : array-like of shape (n_new,), default=None
+            For a packed ``X`` (see :meth:`fit`): target rows (negative domain)
+            are assigned against the fitted sources, as in
+            :meth:`predict_target`. None: every row is a source.
 
         Returns
         -------
         labels : ndarray of shape (n_new,)
-            Co-cluster index of every point.
+            Co-cluster index of every row of ``X``.
         """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return np.argmin(self._scaled_costs(X, "targets")[0], axis=1)
+        if sample_domain is None:
+            return np.argmin(self._scaled_costs(X, "targets")[0], axis=1)
+        source = _source_rows(X, sample_domain)
+        return self._packed(
+            source,
+            np.argmin(self._scaled_costs(X[source], "targets")[0], axis=1),
+            np.argmin(self._scaled_costs(X[~source], "sources")[0], axis=1),
+        )
+
+    @staticmethod
+    def _packed(source, of_sources, of_targets):
+        """Rows of sources and targets put back in their places in a packed ``X``."""
+        out = np.empty((source.shape[0], *of_sources.shape[1:]), dtype=of_sources.dtype)
+        out[source], out[~source] = of_sources, of_targets
+        return out
 
     def predict_target(self, X_target):
         """Co-cluster of new target points, against the fitted source side.

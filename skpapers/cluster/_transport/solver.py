@@ -338,6 +338,12 @@ def _polish_run(run, cost, cost_n, a, b, uniform, n_clusters, max_dense_entries)
     return (value, Q, R, g, *rest)
 
 
+def _in_user_units(cost, exponent, degree):
+    """Format a cost computed on data divided by ``2**exponent`` in the data's units."""
+    with np.errstate(over="ignore"):
+        return f"{float(np.ldexp(cost, exponent * degree)) if exponent and degree else cost:.6g}"
+
+
 @validate_params(
     {
         "X": ["array-like"],
@@ -531,7 +537,8 @@ def transport_clustering(
     plan, registration_cost = _register(
         kind, uniform, X, Yp, C, a, b, scale, reg, rng, step_size=step_size, max_iter=max_iter
     )
-    progress.stage(f"registration done (cost {registration_cost:.6g} in working units)")
+    shown = _in_user_units(registration_cost, exponent, degree)
+    progress.stage(f"registration done (cost {shown})")
     sides = [(1, C), (2, C.T)] if precomputed else [(1, X), (2, Yp)]
     if self_transport or not both_sides:
         sides = sides[:1]
@@ -568,7 +575,7 @@ def transport_clustering(
         # a restart is polished only if it already beats the best plan so far
         if refine == "polish" and (best is None or run[0] < best[0]):
             run = _polish_run(run, cost, cost_n, a, b, uniform, n_clusters, max_dense_entries)
-            progress.stage(f"polishing done (cost {run[0]:.6g} in working units)")
+            progress.stage(f"polishing done (cost {_in_user_units(run[0], exponent, degree)})")
         if best is None or run[0] < best[0]:
             best = run
     value, Q, R, g, n_iter, gkms_value = best
