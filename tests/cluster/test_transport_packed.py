@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn
+from scipy.spatial.distance import cdist
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -101,3 +102,21 @@ def test_messages_name_x_target_and_log_costs_in_the_data_units(packed, caplog):
     assert "working units" not in text
     final = [line for line in text.splitlines() if "done: cost" in line][0]
     assert f"{est.cost_:.6g}" in final
+
+
+@pytest.mark.parametrize("metric", ["sqeuclidean", "euclidean"])
+def test_route_table_adds_up_to_the_plan(metric):
+    X, Y, _, _ = make_shifted_gaussians(120, n_clusters=5, sigma=0.2, random_state=9)
+    Y = Y[:90]
+    tc = TransportClustering(5, metric=metric, random_state=0).fit(X, X_target=Y)
+    table = tc.route_table()
+    assert isinstance(table, pd.DataFrame) and table.shape == (5, 5)
+    assert table["cost"].sum() == pytest.approx(tc.cost_, rel=1e-9)
+    assert table["mass"].sum() == pytest.approx(1.0)
+    assert table["sources"].sum() == 120 and table["targets"].sum() == 90
+    # brute force on the dense plan: route k carries Q[:, k] R[:, k]^T / g_k
+    C = cdist(X, Y, metric)
+    for k in range(5):
+        route = np.outer(tc.Q_[:, k], tc.R_[:, k]) / tc.g_[k]
+        assert table.loc[k, "cost"] == pytest.approx(np.sum(route * C), rel=1e-8)
+        assert table.loc[k, "mean cost"] == pytest.approx(np.sum(route * C) / tc.g_[k])

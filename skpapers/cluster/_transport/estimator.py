@@ -230,6 +230,9 @@ class TransportClustering(
         GKMS iterations of the kept run.
     cluster_centers_ : ndarray of shape (n_clusters, n_features) or None
         Source barycentres ``Q^T X / g`` (None for ``metric="precomputed"``).
+    route_costs_ : ndarray of shape (n_clusters,)
+        Each co-cluster's share of ``cost_``, ``Q[:, k]^T C R[:, k] / g_k``
+        (they sum to ``cost_``); see :meth:`route_table`.
     target_cluster_centers_ : ndarray of shape (n_clusters, n_features) or None
         Target barycentres ``R^T Y / g``.
     n_features_in_ : int
@@ -442,6 +445,10 @@ class TransportClustering(
         # X_target was validated above (or unpacked from X); self-transport targets X
         targets = None if precomputed else (X if X_target is None else X_target)
         self._store_predictors(X, targets, precomputed)
+        # each route's share of the cost: sum_i Q_ik D_ik, D the co-cluster costs
+        with np.errstate(over="ignore"):
+            route_costs = np.einsum("ik,ik->k", self.Q_, self._costs_in_units(X, "targets"))
+        self.route_costs_ = route_costs
         return self
 
     def _store_predictors(self, X, Y, precomputed):
@@ -489,11 +496,15 @@ class TransportClustering(
         costs = cdist(np.ldexp(Z, -e), np.ldexp(points, -e), self.metric) @ F
         return costs / self.g_, e * degree
 
-    def _costs_to(self, Z, side):
-        """Return the co-cluster costs in the units of the data; a clear error past float64."""
+    def _costs_in_units(self, Z, side):
+        """Return the co-cluster costs in the units of the data (inf past float64)."""
         D, e = self._scaled_costs(Z, side)
         with np.errstate(over="ignore"):
-            costs = np.ldexp(D, e)
+            return np.ldexp(D, e)
+
+    def _costs_to(self, Z, side):
+        """Return the co-cluster costs in the units of the data; a clear error past float64."""
+        costs = self._costs_in_units(Z, side)
         if not np.all(np.isfinite(costs)):
             raise ValueError(
                 f"the co-cluster costs of these points (entries up to 2**{unit_exponent(Z)}) "
@@ -630,6 +641,49 @@ class TransportClustering(
             "Use Q_, R_ and g_ directly to stay low-rank, or raise max_dense_entries.",
         )
         return (self.Q_ / self.g_) @ self.R_.T
+
+    def route_table(self):
+        """Tabulate the routes of the plan: one row per co-cluster.
+
+        Returns
+        -------
+        table : pandas.DataFrame of shape (n_clusters, 5)
+            Indexed by co-cluster; columns ``sources`` and ``targets`` (points
+            whose largest mass goes to the co-cluster: counts of
+            ``argmax(Q_)`` and ``target_labels_``), ``mass`` (``g_``, the share
+            of the total mass the route carries), ``cost`` (its share of
+            ``cost_``) and ``mean cost`` (``cost / mass``: the average cost of a
+            unit of mass on the route, in the data's units). The mass moved
+            between the sources' and the targets' co-clusters, K x K, is
+            :func:`~skpapers.cluster.cocluster_plan`.
+
+        Examples
+        --------
+        >>> from skpapers.cluster import TransportClustering
+        >>> from skpapers.datasets import make_shifted_gaussians
+        >>> X, Y, _, _ = make_shifted_gaussians(200, n_clusters=4, random_state=0)
+        >>> tc = TransportClustering(n_clusters=4, random_state=0).fit(X, X_target=Y)
+        >>> table = tc.route_table()
+        >>> list(table.columns)
+        ['sources', 'targets', 'mass', 'cost', 'mean cost']
+        >>> bool(abs(table["cost"].sum() - tc.cost_) < 1e-9 * tc.cost_)
+        True
+        """
+        import pandas as pd
+
+        check_is_fitted(self)
+        K = self.n_clusters
+        table = pd.DataFrame(
+            {
+                "sources": np.bincount(np.argmax(self.Q_, axis=1), minlength=K),
+                "targets": np.bincount(self.target_labels_, minlength=K),
+                "mass": self.g_,
+                "cost": self.route_costs_,
+                "mean cost": self.route_costs_ / self.g_,
+            }
+        )
+        table.index.name = "co-cluster"
+        return table
 
     def score(self, X, y=None, sample_weight=None):
         """Opposite of the cost of sending ``X`` through the fitted target side.
