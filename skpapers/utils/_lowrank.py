@@ -4,16 +4,22 @@
 
 import numpy as np
 
-__all__ = ["lowrank_cost"]
+__all__ = ["lowrank_cost", "route_costs"]
 
 
-def lowrank_cost(cost, Q, R, g):
-    """``<C, Q diag(1/g) R^T>`` for a dense C or a factor pair ``(A, B)``, ``C = A B^T``.
+def route_costs(cost, Q, R, g):
+    """Each co-cluster's share ``Q[:, k]^T C R[:, k] / g_k`` of the low-rank cost.
 
-    No validation: the arrays must already have matching shapes. The factored form
+    ``cost`` is a dense C or a factor pair ``(A, B)`` with ``C = A B^T``. No
+    validation: the arrays must already have matching shapes. The factored form
     costs O((n + m) p K) and never forms an n x m array.
     """
     if isinstance(cost, tuple):
         A, B = cost
-        return float(np.sum(np.einsum("pk,pk->k", A.T @ Q, B.T @ R) / g))
-    return float(np.sum(np.einsum("ik,ik->k", Q, cost @ R) / g))
+        return np.einsum("pk,pk->k", A.T @ Q, B.T @ R) / g
+    return np.einsum("ik,ik->k", Q, cost @ R) / g
+
+
+def lowrank_cost(cost, Q, R, g):
+    """``<C, Q diag(1/g) R^T>``: the sum of :func:`route_costs`."""
+    return float(np.sum(route_costs(cost, Q, R, g)))

@@ -445,10 +445,7 @@ class TransportClustering(
         # X_target was validated above (or unpacked from X); self-transport targets X
         targets = None if precomputed else (X if X_target is None else X_target)
         self._store_predictors(X, targets, precomputed)
-        # each route's share of the cost: sum_i Q_ik D_ik, D the co-cluster costs
-        with np.errstate(over="ignore"):
-            route_costs = np.einsum("ik,ik->k", self.Q_, self._costs_in_units(X, "targets"))
-        self.route_costs_ = route_costs
+        self.route_costs_ = result.route_costs
         return self
 
     def _store_predictors(self, X, Y, precomputed):

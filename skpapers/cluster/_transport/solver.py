@@ -34,7 +34,7 @@ from skpapers.cluster._transport.registration import (
     _round_to_permutation,
     _sinkhorn,
 )
-from skpapers.utils._lowrank import lowrank_cost
+from skpapers.utils._lowrank import lowrank_cost, route_costs
 from skpapers.utils._memory import check_dense_budget
 from skpapers.utils._numerics import unit_exponent
 from skpapers.utils._progress import Progress
@@ -117,6 +117,9 @@ class TransportClusteringResult:
     gkms_cost : float
         Cost of the kept run's plan straight out of generalized K-means, before
         hardening and polishing.
+    route_costs : ndarray of shape (n_clusters,)
+        Each co-cluster's share ``Q[:, k]^T C R[:, k] / g_k`` of ``cost``, in the
+        user's units.
     """
 
     cost: float
@@ -125,6 +128,7 @@ class TransportClusteringResult:
     registration_method: str
     n_iter: int
     gkms_cost: float
+    route_costs: np.ndarray
 
 
 class _Registration:
@@ -579,12 +583,14 @@ def transport_clustering(
         if best is None or run[0] < best[0]:
             best = run
     value, Q, R, g, n_iter, gkms_value = best
+    routes = route_costs(cost, Q, R, g)
     if exponent and degree:
         with np.errstate(over="ignore"):
             value, registration_cost, gkms_value = (
                 float(np.ldexp(v, exponent * degree))
                 for v in (value, registration_cost, gkms_value)
             )
+            routes = np.ldexp(routes, exponent * degree)
         if not np.isfinite(value):
             raise ValueError(
                 f"the plan's cost in the units of X ({metric!r} cost of entries up to "
@@ -599,5 +605,6 @@ def transport_clustering(
         registration_method=kind,
         n_iter=int(n_iter),
         gkms_cost=gkms_value,
+        route_costs=routes,
     )
     return Q, R, g, result
