@@ -186,8 +186,9 @@ def _warn_too_far(d, threshold, flagged, r, m):
         f"UnlabeledPCA: most samples are far from the fitted {r}-dimensional "
         f"subspace (median distance {np.median(d):.2f}, sine of the angle): the "
         f"data are far from rank {r}, or too few samples are clean. The flagging "
-        f"threshold ({threshold:.2f}) is the distance of a random direction, so "
-        f"only samples that far are flagged ({int(flagged.sum())} of {d.size}); "
+        f"threshold ({threshold:.2f}) is at or above the distance of a random "
+        "direction (distances are sines, at most 1), so only samples that far, if "
+        f"any, are flagged ({int(flagged.sum())} of {d.size}); "
         "samples with part of their entries permuted are not told apart from "
         "clean ones, and restore_samples='flagged' leaves them unchanged. The "
         "fallback rule (flagging_rule_='unexplained') needs complete samples "
@@ -548,7 +549,7 @@ def unlabeled_pca(
             _warn_too_far(d, threshold, flagged, r, n_features)
     else:
         why = (
-            "is the distance of a random direction" if too_far
+            "reached the distance of a random direction" if too_far
             else "leaves residuals that other samples explain"
         )
         progress.stage(
