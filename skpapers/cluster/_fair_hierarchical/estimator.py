@@ -200,10 +200,10 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     (not the cluster's), and while a share stays more than
     ``max(k/(2m), epsilon/4)`` away the largest piece is replaced by its
     children and the search resumes; (2) a cluster is folded when its fold
-    groups hold at least the threshold ``max(h, 1/(2 epsilon))``; a smaller
-    one keeps its ``h`` SplitRoot children unfolded, and those are below the
-    threshold whenever ``h >= 2k`` (every cluster that fairness is measured on
-    went through a fold).
+    groups hold at least twice the threshold ``max(h, 1/(2 epsilon))``; in a
+    smaller one the descendants of at least the threshold are dissolved (its
+    children become its largest descendants below the threshold), so every
+    cluster that fairness is measured on went through a fold.
     ``"reduction"`` recurses until a node's children are all leaves (authors'
     code); ``"polylog"`` stops below ``max(h, 1/(2 epsilon))``. SplitRoot
     stops early when no move can shrink the range of child sizes (integer
