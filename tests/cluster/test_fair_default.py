@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The default fair tree is fair on data it was not tuned on, whatever the cluster sizes.
 
-A cluster is folded when its fold groups reach the fairness threshold; a smaller
-one is split into children below the threshold. With the floor at twice that
-(earlier), clusters just below the floor were split into children of exactly the
-threshold that no fold had touched: on scikit-learn's breast cancer data, with the
-class as the group, the default was as unfair as average linkage (0.627).
+A cluster too small to fold (fold groups below twice the threshold) had its
+SplitRoot children kept; with ``h = 2k`` those could reach the threshold without
+any fold, and on scikit-learn's breast cancer data, with the class as the group,
+the default was as unfair as average linkage (0.627). Their descendants that
+reach the threshold are now dissolved into them.
 """
 
 import numpy as np
