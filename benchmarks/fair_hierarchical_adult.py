@@ -31,6 +31,7 @@ from _harness import Report, parser, peak_rss_mb, timed
 
 FITS = {  # row name -> estimator parameters (None: vanilla tree, no groups)
     "average linkage": None,
+    "polylog h=4, k=2 (default)": {"method": "polylog", "h": 4, "k": 2},
     "polylog h=8, k=2": {"method": "polylog", "h": 8, "k": 2},
     "reduction h=4, k=2": {"method": "reduction", "h": 4, "k": 2},
 }
