@@ -111,6 +111,15 @@ def pytest_unconfigure(config):
     shutil.rmtree(site, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close the figures a test drew (the displays' tests draw many)."""
+    yield
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:
+        pyplot.close("all")
+
+
 @pytest.fixture
 def data_home():
     """Directory of the real data sets; skips the test when it is absent."""

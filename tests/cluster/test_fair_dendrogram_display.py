@@ -24,11 +24,6 @@ from skpapers.metrics import cluster_fairness, dasgupta_cost
 matplotlib.use("Agg")
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 @pytest.fixture(scope="module")
 def fitted():

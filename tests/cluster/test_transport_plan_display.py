@@ -22,11 +22,6 @@ import matplotlib.pyplot as plt  # noqa: E402
 K = 3
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 @pytest.fixture(scope="module")
 def data_2d():

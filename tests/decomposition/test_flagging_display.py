@@ -20,11 +20,6 @@ matplotlib.use("Agg")
 FITTED = ("components_", "distances_", "threshold_", "permuted_mask_", "flagging_rule_")
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 @pytest.fixture(scope="module")
 def paper():

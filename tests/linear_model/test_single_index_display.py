@@ -16,11 +16,6 @@ from skpapers.linear_model import RobustSingleIndexRegressor, SingleIndexDisplay
 matplotlib.use("Agg")
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
-
 
 @functools.cache
 def _fitted(attack="hijack", n_samples=2000):
