@@ -36,7 +36,10 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     n_clusters : int, default=None
         Number of flat clusters in ``labels_``. ``None``: the children of the
         root of the fair tree (the fair top-level clusters). An int gives an
-        exact top-down cut (see Notes).
+        exact top-down cut (see Notes). It changes ``labels_`` only, not the
+        tree: to get several numbers of clusters, fit once and call
+        ``tree_.cut(n_clusters=...)`` rather than refitting (a grid search
+        over it refits the same tree).
     method : {"polylog", "reduction"}, default="polylog"
         ``"polylog"``: SplitRoot (the root gets ``h`` children of size within
         ``(1/h +- epsilon) n``) then a balanced fold into ``k`` groups (see Notes), applied
