@@ -27,6 +27,31 @@ def check_matplotlib(caller):
         ) from error
 
 
+def check_display_estimator(display, estimator, expected, attributes=None):
+    """Check what ``display.from_estimator`` is given: matplotlib, the class, fitted.
+
+    Parameters
+    ----------
+    display : type
+        The display class, for the messages.
+    estimator : object
+        The estimator passed in.
+    expected : type
+        The estimator class the display shows.
+    attributes : list of str, default=None
+        Fitted attributes to require (:func:`~sklearn.utils.validation.check_is_fitted`).
+    """
+    from sklearn.utils.validation import check_is_fitted
+
+    check_matplotlib(f"{display.__name__}.from_estimator")
+    if not isinstance(estimator, expected):
+        raise TypeError(
+            f"{display.__name__} shows a fitted {expected.__name__}; got "
+            f"{type(estimator).__name__}."
+        )
+    check_is_fitted(estimator, attributes)
+
+
 def axes_to_draw_on(ax, n_panels, caller, panel_size=(5.0, 4.0)):
     """Return ``(figure, axes)``: the user's axes, or a new figure of ``n_panels``.
 

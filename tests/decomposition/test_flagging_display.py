@@ -210,5 +210,5 @@ def test_needs_a_fitted_unlabeled_pca(paper):
     X, _ = paper
     with pytest.raises(NotFittedError):
         FlaggingDisplay.from_estimator(UnlabeledPCA(3), X)
-    with pytest.raises(TypeError, match="shows the flags of an UnlabeledPCA"):
+    with pytest.raises(TypeError, match="FlaggingDisplay shows a fitted UnlabeledPCA; got PCA"):
         FlaggingDisplay.from_estimator(PCA(3).fit(X), X)

@@ -49,3 +49,18 @@ def test_no_warning_where_flagging_works(seed, fit_no_warning):
         )
         upca = fit_no_warning(UnlabeledPCA(3), X)
         assert upca.permuted_mask_[permuted].mean() > 0.95
+
+
+@pytest.mark.parametrize("missing", [0.0, 0.3])
+def test_the_flagging_warning_is_kept_as_fitted(missing):
+    # what the FlaggingDisplay shows: the message fit emitted, also with missing
+    # entries (the display once re-derived it from n_features and missed them)
+    rng = np.random.default_rng(11)
+    noise = rng.normal(size=(200, 20))
+    noise[rng.random(noise.shape) < missing] = np.nan
+    with pytest.warns(FlaggingWarning) as record:
+        est = UnlabeledPCA(3, random_state=0).fit(noise)
+    emitted = [str(w.message) for w in record if issubclass(w.category, FlaggingWarning)]
+    assert est.flagging_warning_ == emitted[-1]
+    X, _, _, _ = make_permuted_subspace(200, 20, 3, random_state=11)
+    assert UnlabeledPCA(3, random_state=0).fit(X).flagging_warning_ is None

@@ -5,8 +5,9 @@
 import numbers
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
+from skpapers.cluster._fair_hierarchical.estimator import FairHierarchicalClustering
 from skpapers.cluster._fair_hierarchical.similarity import (
     average_linkage_cost,
     base_linkage,
@@ -15,7 +16,10 @@ from skpapers.cluster._fair_hierarchical.similarity import (
 from skpapers.metrics import cluster_fairness
 from skpapers.utils._hierarchy import encode_groups
 from skpapers.utils._memory import check_dense_budget
-from skpapers.utils._plotting import axes_to_draw_on, check_matplotlib
+from skpapers.utils._plotting import (
+    axes_to_draw_on,
+    check_display_estimator,
+)
 
 __all__ = ["FairDendrogramDisplay", "merge_heights"]
 
@@ -257,8 +261,7 @@ class FairDendrogramDisplay:
         display : FairDendrogramDisplay
             Object that stores the computed values.
         """
-        check_matplotlib(f"{cls.__name__}.from_estimator")
-        check_is_fitted(estimator, "tree_")
+        check_display_estimator(cls, estimator, FairHierarchicalClustering, "tree_")
         precomputed = estimator.similarity == "precomputed"
         X = validate_data(
             estimator,

@@ -7,9 +7,13 @@ import numbers
 import numpy as np
 from sklearn.decomposition import PCA
 from sklearn.utils import check_array, check_random_state
-from sklearn.utils.validation import check_is_fitted
 
-from skpapers.utils._plotting import axes_to_draw_on, check_matplotlib
+from skpapers.cluster._transport.estimator import TransportClustering
+from skpapers.utils._plotting import (
+    axes_to_draw_on,
+    check_display_estimator,
+    check_matplotlib,
+)
 
 __all__ = ["TransportPlanDisplay", "cocluster_plan"]
 
@@ -318,8 +322,9 @@ class TransportPlanDisplay:
         display : TransportPlanDisplay
             The display, drawn.
         """
-        check_matplotlib(f"{cls.__name__}.from_estimator")
-        check_is_fitted(estimator, ["Q_", "R_", "g_", "labels_", "target_labels_"])
+        check_display_estimator(
+            cls, estimator, TransportClustering, ["Q_", "R_", "g_", "labels_", "target_labels_"]
+        )
         if getattr(estimator, "cluster_centers_", None) is None:
             raise ValueError(
                 f"{cls.__name__} draws sources and targets in the plane, which needs "

@@ -3,22 +3,19 @@
 """Plot of the distances behind the flags of :class:`~skpapers.decomposition.UnlabeledPCA`."""
 
 import textwrap
-import warnings
 
 import numpy as np
-from scipy.stats import beta
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from skpapers.decomposition._unlabeled_pca.estimator import UnlabeledPCA
 from skpapers.decomposition._unlabeled_pca.solver import (
     _power_of_two_scale,
-    _warn_too_far,
     distances,
     observed,
     unexplained_flags,
 )
 from skpapers.decomposition._unlabeled_pca.subspace import _least_squares
-from skpapers.utils._plotting import axes_to_draw_on, check_matplotlib
+from skpapers.utils._plotting import axes_to_draw_on, check_display_estimator
 
 __all__ = ["FlaggingDisplay"]
 
@@ -123,12 +120,7 @@ class FlaggingDisplay:
         display : FlaggingDisplay
             The display, drawn.
         """
-        check_matplotlib(f"{cls.__name__}.from_estimator")
-        if not isinstance(estimator, UnlabeledPCA):
-            raise TypeError(
-                f"{cls.__name__} shows the flags of an UnlabeledPCA; got {estimator!r:.80}."
-            )
-        check_is_fitted(estimator)
+        check_display_estimator(cls, estimator, UnlabeledPCA)
         restored = None
         if X is None:
             dist, flagged = estimator.distances_, estimator.permuted_mask_
@@ -147,7 +139,7 @@ class FlaggingDisplay:
             threshold=estimator.threshold_,
             flagged=flagged,
             restored=restored,
-            reason=_flagging_failure(estimator),
+            reason=estimator.flagging_warning_,
             estimator_name=type(estimator).__name__,
         )
         return display.plot(ax=ax, **plot_kwargs)
@@ -247,28 +239,3 @@ def _flags(estimator, X, dist):
         if flags is not None:
             return flags
     return dist > estimator.threshold_
-
-
-def _flagging_failure(estimator):
-    """Text of the ``FlaggingWarning`` that ``fit`` emitted, or None.
-
-    The estimator does not store it: the condition is re-derived from the
-    fitted attributes. ``fit`` warns when, under the distance rule with
-    ``restore_samples="flagged"``, the threshold reaches the distance of a
-    random direction (``sqrt`` of 3 standard deviations below the mean of
-    ``Beta((m - r) / 2, r / 2)``); the message is then rebuilt by the function
-    that ``fit`` calls. With missing entries ``fit`` takes ``m`` as the mean
-    number of observed entries, which is not stored: ``n_features_in_`` stands
-    in, and a threshold between the two distances goes unreported.
-    """
-    if estimator.flagging_rule_ != "distance" or estimator.restore_samples != "flagged":
-        return None
-    r, m = estimator.n_components, estimator.n_features_in_
-    random_direction = beta((m - r) / 2, r / 2)
-    cap = np.sqrt(max(random_direction.mean() - 3 * random_direction.std(), 0.0))
-    if not 0 < cap <= estimator.threshold_ * (1 + 1e-9):  # the same value up to rounding
-        return None
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        _warn_too_far(estimator.distances_, estimator.threshold_, estimator.permuted_mask_, r, m)
-    return str(caught[0].message)

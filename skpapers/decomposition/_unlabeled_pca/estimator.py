@@ -124,6 +124,11 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         Statistic of the ``"unexplained"`` rule (None with ``"distance"``): a
         sample's distance to the span of the other samples over its distance to
         the subspace fitted without it, relative to that ratio for pure noise.
+    flagging_warning_ : str or None
+        The message of the :class:`~skpapers.exceptions.FlaggingWarning` that
+        ``fit`` emitted when no flagging rule can tell partly permuted samples
+        apart on the data (None otherwise): what
+        :class:`~skpapers.decomposition.FlaggingDisplay` shows.
     n_iter_ : int
         Number of Stage-I iterations (1 for ``"cop"`` and for ``"pca"`` without
         missing entries; on a subsample and then on all samples when there are
@@ -384,6 +389,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         self.lsrf_tol_ = result.lsrf_tol
         self.flagging_rule_ = result.flagging_rule
         self.unexplained_ = result.unexplained
+        self.flagging_warning_ = result.flagging_warning
         self._n_features_out = self.n_components
         return self
 

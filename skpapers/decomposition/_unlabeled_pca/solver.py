@@ -109,6 +109,9 @@ class UnlabeledPCAResult:
         :class:`~skpapers.decomposition.UnlabeledPCA`).
     unexplained : ndarray of shape (n_samples,) or None, default=None
         The statistic of the ``"unexplained"`` rule (None with ``"distance"``).
+    flagging_warning : str or None, default=None
+        The message of the :class:`~skpapers.exceptions.FlaggingWarning` the
+        fit emitted (no rule can tell partly permuted samples apart), or None.
     """
 
     distances: np.ndarray
@@ -118,6 +121,7 @@ class UnlabeledPCAResult:
     lsrf_tol: float | None
     flagging_rule: str = "distance"
     unexplained: np.ndarray | None = None
+    flagging_warning: str | None = None
 
 
 def _describe(rows):
@@ -181,8 +185,8 @@ def distances(Y, M, C, U):
 
 
 def _warn_too_far(d, threshold, flagged, r, m):
-    """Warn that no flagging rule can find partly permuted samples here."""
-    warnings.warn(
+    """Warn that no flagging rule can find partly permuted samples here; return the text."""
+    message = (
         f"UnlabeledPCA: most samples are far from the fitted {r}-dimensional "
         f"subspace (median distance {np.median(d):.2f}, sine of the angle): the "
         f"data are far from rank {r}, or too few samples are clean. The flagging "
@@ -196,10 +200,10 @@ def _warn_too_far(d, threshold, flagged, r, m):
         f"n_features; here n_samples = {d.size}, n_features = {m}. "
         "Consider a larger n_components if the data are close to a larger "
         "subspace, or restore_samples='all', which restores every sample (clean "
-        "ones are then replaced by their fit, which can raise their error).",
-        FlaggingWarning,
-        stacklevel=3,
+        "ones are then replaced by their fit, which can raise their error)."
     )
+    warnings.warn(message, FlaggingWarning, stacklevel=3)
+    return message
 
 
 def unexplained_flags(X, n_components, *, stage1, p, max_iter, tol):
@@ -541,12 +545,13 @@ def unlabeled_pca(
                 if rule == "distance":
                     flagged = d > threshold
         progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
+    warned = None
     if rule == "distance":
         progress.stage(
             f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}"
         )
         if too_far and restore_samples == "flagged":
-            _warn_too_far(d, threshold, flagged, r, n_features)
+            warned = _warn_too_far(d, threshold, flagged, r, n_features)
     else:
         why = (
             "reached the distance of a random direction" if too_far
@@ -567,6 +572,7 @@ def unlabeled_pca(
         * scale,
         flagging_rule=rule,
         unexplained=unexplained,
+        flagging_warning=warned,
     )
     X_restored = None
     if restore:

@@ -6,12 +6,11 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils import check_consistent_length, check_random_state, column_or_1d
-from sklearn.utils.validation import check_is_fitted
 
 from skpapers.linear_model._single_index.estimator import RobustSingleIndexRegressor
 from skpapers.linear_model._single_index.robust_statistics import _MAD_TO_SD
 from skpapers.linear_model._single_index.solver import _rows_explained
-from skpapers.utils._plotting import axes_to_draw_on, check_matplotlib
+from skpapers.utils._plotting import axes_to_draw_on, check_display_estimator
 
 __all__ = ["SingleIndexDisplay"]
 
@@ -142,13 +141,7 @@ class SingleIndexDisplay:
         display : SingleIndexDisplay
             The display, drawn.
         """
-        check_matplotlib(f"{cls.__name__}.from_estimator")
-        if not isinstance(estimator, RobustSingleIndexRegressor):
-            raise TypeError(
-                f"{cls.__name__} plots a RobustSingleIndexRegressor; got "
-                f"{type(estimator).__name__}."
-            )
-        check_is_fitted(estimator)
+        check_display_estimator(cls, estimator, RobustSingleIndexRegressor)
         if max_points is not None and not (isinstance(max_points, Integral) and max_points > 0):
             raise ValueError(f"max_points must be a positive int or None; got {max_points!r}.")
         index = estimator._decision(X)
