@@ -12,6 +12,8 @@ from scipy.cluster.hierarchy import linkage
 
 from skpapers.cluster._fair_hierarchical.tree_operators import (
     WorkTree,
+    _improve,
+    _score,
     fair_hc,
     fold_assignment,
     fold_balanced,
@@ -282,3 +284,84 @@ def test_deeper_refinement_never_raises_the_largest_deviation(n, h, n_groups, se
 def _no_internal_piece_left(work):
     """Every fold group's children are leaves: nothing left to split."""
     return all(not work.ch[c] for g in work.ch[work.root] for c in work.ch[g] or [g])
+
+
+def _exhaustive_improve(counts, assign, k, target, size_window=None):
+    """The swap search trying every item (no representatives): the oracle."""
+    m = counts.shape[0]
+    gc = np.zeros((k, counts.shape[1]))
+    np.add.at(gc, assign, counts)
+    score = _score(gc, gc.sum(axis=1), target)
+    sizes = counts.sum(axis=1)
+    ii, jj = np.triu_indices(m, 1)
+    for _ in range(m * m):
+        cand = [
+            (a, b, i, j)
+            for i, j in zip(ii, jj, strict=True)
+            if (a := assign[i]) != (b := assign[j])
+        ]
+        if size_window is not None:
+            gs = gc.sum(axis=1)
+            cand += [
+                (assign[i], g, i, -1)
+                for i in range(m)
+                for g in range(k)
+                if g != assign[i]
+                and gs[assign[i]] - sizes[i] >= size_window[0]
+                and gs[g] + sizes[i] <= size_window[1]
+            ]
+        if not cand:
+            break
+        src, dst, it, jt = (np.asarray(x) for x in zip(*cand, strict=True))
+        delta = counts[it] - np.where(jt[:, None] >= 0, counts[np.maximum(jt, 0)], 0)
+        trial = np.repeat(gc[None], len(cand), axis=0)
+        trial[np.arange(len(cand)), src] -= delta
+        trial[np.arange(len(cand)), dst] += delta
+        tsizes = trial.sum(axis=2)
+        valid = np.all(tsizes > 0, axis=1)
+        if size_window is not None:
+            lo, hi = size_window
+            valid &= np.all((tsizes >= lo) & (tsizes <= hi), axis=1)
+        if not np.any(valid):
+            break
+        top, sq = _score(trial[valid], tsizes[valid], target)
+        pick = np.lexsort((sq, top))[0]
+        if (top[pick], sq[pick]) >= (score[0], score[1] - 1e-12 * abs(score[1])):
+            break
+        sel = np.flatnonzero(valid)[pick]
+        assign[it[sel]] = dst[sel]
+        if jt[sel] >= 0:
+            assign[jt[sel]] = src[sel]
+        gc, score = trial[sel], (top[pick], sq[pick])
+    return score
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    m=st.integers(3, 40),
+    n_groups=st.integers(2, 5),
+    k=st.sampled_from([2, 3, 4]),
+    n_distinct=st.integers(1, 6),
+    window=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
+def test_swap_search_on_representatives_takes_the_exhaustive_steps(
+    m, n_groups, k, n_distinct, window, seed
+):
+    # parts with the same counts are interchangeable: trying one per (fold
+    # group, composition) must give the exhaustive search's assignment exactly
+    if k >= m:
+        return
+    rng = np.random.default_rng(seed)
+    pool = rng.integers(0, 4, size=(n_distinct, n_groups))
+    pool[pool.sum(axis=1) == 0, 0] = 1
+    counts = pool[rng.integers(0, n_distinct, m)].astype(float)
+    assign = np.r_[np.arange(k), rng.integers(0, k, m - k)]
+    target = counts.sum(axis=0) / counts.sum()
+    gs = np.bincount(assign, weights=counts.sum(axis=1), minlength=k)
+    size_window = (0.8 * gs.min(), 1.2 * gs.max()) if window else None
+    fast, slow = assign.copy(), assign.copy()
+    got = _improve(counts, fast, k, target, size_window=size_window)
+    want = _exhaustive_improve(counts, slow, k, target, size_window=size_window)
+    np.testing.assert_array_equal(fast, slow)
+    assert got == want

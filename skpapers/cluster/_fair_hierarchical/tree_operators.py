@@ -279,15 +279,28 @@ def _improve(counts, assign, k, target, size_window=None, max_steps=None):
     (lo, hi) is given, also move one item, keeping every fold group's size in
     the window. A step is taken only if it strictly lowers (max deviation,
     weighted squared deviation).
+
+    Items with the same count vector are interchangeable: swapping or moving
+    any of them changes the fold groups' counts in the same way. Each step
+    therefore tries one representative per (fold group, count vector), the
+    lowest-indexed item, which takes the same step as trying every item (ties
+    go to the lowest indices in both cases) at a cost that depends on the
+    number of distinct compositions, not on the number of items.
     """
     m, n_groups = counts.shape
     gc = np.zeros((k, n_groups))
     np.add.at(gc, assign, counts)
     score = _score(gc, gc.sum(axis=1), target)
-    ii, jj = np.triu_indices(m, 1)
+    _, comp = np.unique(counts, axis=0, return_inverse=True)
+    comp = comp.reshape(-1)
+    n_comp = int(comp.max()) + 1
     sizes = counts.sum(axis=1)
     steps = m * m if max_steps is None else max_steps
     for _ in range(steps):
+        _, first = np.unique(assign * n_comp + comp, return_index=True)
+        reps = np.sort(first)  # lowest-indexed item of every (fold group, composition)
+        ii, jj = np.triu_indices(reps.shape[0], 1)
+        ii, jj = reps[ii], reps[jj]
         a, b = assign[ii], assign[jj]
         ok = a != b
         src, dst, item, delta = [], [], [], []
@@ -298,8 +311,8 @@ def _improve(counts, assign, k, target, size_window=None, max_steps=None):
             delta.append(counts[ii[ok]] - counts[jj[ok]])
         if size_window is not None:  # moves of one item to another group
             lo, hi = size_window
-            it = np.repeat(np.arange(m), k)
-            to = np.tile(np.arange(k), m)
+            it = np.repeat(reps, k)
+            to = np.tile(np.arange(k), reps.shape[0])
             keep = to != assign[it]
             it, to = it[keep], to[keep]
             gs = gc.sum(axis=1)
@@ -487,9 +500,7 @@ def make_fair(t, h, k, eps, max_iter, progress=None, max_rounds=None):
         split_root(t, r, h, eps, max_iter)
         if t.sz[r] >= FOLD_FLOOR * k * threshold:
             tol = max(k / (2 * t.sz[r]), eps / 4)
-            fold_balanced(
-                t, r, k, tol=tol, max_rounds=max_rounds, goal=goal, max_pieces=MAX_PIECES
-            )
+            fold_balanced(t, r, k, tol=tol, max_rounds=max_rounds, goal=goal, max_pieces=MAX_PIECES)
         else:  # too small to fold: no cluster below it may reach the threshold unfolded
             t.dissolve_below(r, threshold)
         stack.extend(t.ch[r])
