@@ -12,8 +12,11 @@ depends on one stable import (see ``docs/extension_templates``).
   (``prefer_skip_nested_validation=True`` for an estimator that takes no
   estimator as a parameter).
 - :func:`validate_params`: the same validation for a public function.
+- :func:`sample_rows`: rows drawn without replacement from an in-memory or
+  Dask array (fit on a sample, assign at scale; see the scaling guide).
 """
 
+from skpapers.utils._dask import sample_rows
 from skpapers.utils._sklearn import (
     HasMethods,
     Hidden,
@@ -31,5 +34,6 @@ __all__ = [
     "Options",
     "StrOptions",
     "fit_context",
+    "sample_rows",
     "validate_params",
 ]

@@ -27,6 +27,7 @@ from skpapers.cluster._transport.solver import (
     normalised_weights,
     transport_clustering,
 )
+from skpapers.utils._dask import DaskRowsMixin, is_dask_collection, map_rows
 from skpapers.utils._memory import check_dense_budget
 from skpapers.utils._numerics import unit_exponent
 from skpapers.utils._repr import DocLinkMixin
@@ -113,7 +114,12 @@ def _pipeline_steps_before(estimator):
 
 
 class TransportClustering(
-    ClassNamePrefixFeaturesOutMixin, ClusterMixin, TransformerMixin, DocLinkMixin, BaseEstimator
+    DaskRowsMixin,
+    ClassNamePrefixFeaturesOutMixin,
+    ClusterMixin,
+    TransformerMixin,
+    DocLinkMixin,
+    BaseEstimator,
 ):
     """Low-rank optimal transport by transport clustering (registration + GKMS).
 
@@ -578,6 +584,8 @@ class TransportClustering(
         labels : ndarray of shape (n_new,)
             Co-cluster index of every row of ``X``.
         """
+        if is_dask_collection(X) and sample_domain is None:
+            return map_rows(self.predict, X, dtype=np.intp, n_features=self._n_columns())
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if sample_domain is None:
@@ -611,6 +619,9 @@ class TransportClustering(
         labels : ndarray of shape (n_new,)
             Co-cluster index of every target point.
         """
+        if is_dask_collection(X_target):
+            n = self.Q_.shape[0] if self.metric == "precomputed" else self.n_features_in_
+            return map_rows(self.predict_target, X_target, dtype=np.intp, n_features=n)
         check_is_fitted(self)
         Y = check_array(X_target, dtype=np.float64, input_name="X_target")
         expected = self.Q_.shape[0] if self.metric == "precomputed" else self.n_features_in_
@@ -703,5 +714,15 @@ class TransportClustering(
             Negative expected cost (higher is better).
         """
         D = self.transform(X)
+        if is_dask_collection(D):  # a weighted mean over blocks: nothing gathered
+            cost = D.min(axis=1)
+            if sample_weight is None:
+                return -float(cost.mean().compute())
+            return -float((cost * sample_weight).sum().compute() / sample_weight.sum().compute())
         w = normalised_weights(sample_weight, D.shape[0], "sample_weight")
         return -float(w @ D.min(axis=1))
+
+    def _n_columns(self):
+        """Columns of the input of :meth:`transform` and :meth:`predict`."""
+        check_is_fitted(self)
+        return self.R_.shape[0] if self.metric == "precomputed" else self.n_features_in_

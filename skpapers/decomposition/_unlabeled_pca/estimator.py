@@ -18,13 +18,16 @@ from skpapers.decomposition._unlabeled_pca.solver import (
     unexplained_flags,
     unlabeled_pca,
 )
+from skpapers.utils._dask import DaskRowsMixin, is_dask_collection, map_rows, wants_pandas
 from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import _fit_context
 
 __all__ = ["UnlabeledPCA"]
 
 
-class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMixin, BaseEstimator):
+class UnlabeledPCA(
+    DaskRowsMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMixin, BaseEstimator
+):
     """Unlabeled PCA: a subspace from samples whose entries may be permuted.
 
     Each sample ``x_j`` (a row of ``X``) is a noisy copy of a point of an unknown
@@ -444,6 +447,20 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         C, _, _ = self._coefficients(X)
         return C.astype(X.dtype, copy=False)
 
+    def _dask_dtype(self, X):
+        self._check_blockwise()
+        dtype = getattr(X, "dtype", None)  # a Dask DataFrame has dtypes
+        return dtype if dtype in (np.float32, np.float64) else np.float64
+
+    def _check_blockwise(self):
+        check_is_fitted(self)
+        if self.flagging_rule_ == "unexplained":
+            raise ValueError(
+                "UnlabeledPCA fitted with flagging_rule_='unexplained' compares each sample "
+                "with the other samples it is given, which a Dask array's blocks cannot "
+                "do; restore such data in memory."
+            )
+
     def inverse_transform(self, X):
         """Map coefficients back to feature space, in the true feature order.
 
@@ -457,6 +474,9 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         X_original : ndarray of shape (n_samples, n_features)
             ``X @ components_``.
         """
+        if is_dask_collection(X):
+            return map_rows(self.inverse_transform, X, dtype=self._dask_dtype(X),
+                            width=self.n_features_in_, n_features=self.n_components)  # fmt: skip
         check_is_fitted(self)
         X = check_array(X, dtype=[np.float64, np.float32])
         if X.shape[1] != self.components_.shape[0]:
@@ -483,7 +503,16 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
             A DataFrame with the input's columns and index under
             ``set_output(transform="pandas")``.
         """
+        if is_dask_collection(X):
+            dtype, m, columns = self._dask_dtype(X), self.n_features_in_, self._restored_columns()
+            return map_rows(self.restore, X, dtype=dtype, width=m, columns=columns, n_features=m)
         return self._restore(X)
+
+    def _restored_columns(self):
+        """Column names of :meth:`restore` on a Dask array under pandas output, else None."""
+        if not wants_pandas(self):
+            return None
+        return getattr(self, "feature_names_in_", list(range(self.n_features_in_)))
 
     def _restore(self, X, flags=None):
         X_in = X
@@ -546,6 +575,14 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         score : float
             Minus the mean relative squared error between sorted entries.
         """
+        if is_dask_collection(X):  # a mean over blocks: nothing gathered
+            self._check_blockwise()
+            errors = map_rows(self._relative_errors, X, n_features=self.n_features_in_)
+            return float(-errors.mean().compute())
+        return float(-np.mean(self._relative_errors(X)))
+
+    def _relative_errors(self, X):
+        """Each sample's relative squared error between sorted entries (:meth:`score`)."""
         X = self._check_X(X)
         C, _, M = self._coefficients(X)
         X = np.asarray(X, dtype=np.float64)
@@ -559,7 +596,7 @@ class UnlabeledPCA(ClassNamePrefixFeaturesOutMixin, TransformerMixin, DocLinkMix
         unit[~(unit > 0)] = 1.0
         err = np.sum(np.where(valid, a / unit - b / unit, 0.0) ** 2, axis=1)
         norms = np.sum(np.where(observed, X / unit, 0.0) ** 2, axis=1)
-        return float(-np.mean(err / np.maximum(norms, np.finfo(np.float64).tiny)))
+        return err / np.maximum(norms, np.finfo(np.float64).tiny)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

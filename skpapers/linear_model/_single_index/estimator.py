@@ -13,6 +13,7 @@ from skpapers.linear_model._single_index.solver import (
     PARAMETER_CONSTRAINTS,
     robust_single_index,
 )
+from skpapers.utils._dask import compute, is_dask_collection, map_rows, weighted_select
 from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import _fit_context
 
@@ -313,6 +314,9 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         y_pred : ndarray of shape (n_samples,)
             Predicted responses.
         """
+        if is_dask_collection(X):
+            check_is_fitted(self)
+            return map_rows(self.predict, X, n_features=self.n_features_in_)
         s = self._decision(X)
         return np.asarray(self.link_.f(s), dtype=np.float64)
 
@@ -336,9 +340,46 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
             Minus the trimmed MSE.
         """
         check_is_fitted(self)
+        eps = self.contamination_ if isinstance(self.contamination, str) else self.contamination
+        if is_dask_collection(X):
+            return -_dask_trimmed_mse(y - self.predict(X), eps)
         X, y = validate_data(
             self, X, y, y_numeric=True, dtype=[np.float64, np.float32], reset=False
         )
         pred = self.link_.f(X @ self.coef_ + self.intercept_)
-        eps = self.contamination_ if isinstance(self.contamination, str) else self.contamination
         return -float(trimmed_mse(np.asarray(y, dtype=float) - pred, eps))
+
+    def score(self, X, y, sample_weight=None):
+        """Coefficient of determination R^2 of :meth:`predict`.
+
+        Parameters
+        ----------
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
+            Covariates.
+        y : array-like or dask.array.Array of shape (n_samples,)
+            Responses.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights (in-memory input only).
+
+        Returns
+        -------
+        score : float
+            R^2; on Dask arrays computed by reductions over the blocks.
+        """
+        if not is_dask_collection(X):
+            return super().score(X, y, sample_weight=sample_weight)
+        if sample_weight is not None:
+            raise ValueError("score on Dask arrays takes no sample_weight.")
+        res, var = compute(((y - self.predict(X)) ** 2).sum(), y.var())
+        tot = var * y.shape[0]
+        return float(1.0 - res / tot) if tot > 0 else float(res == 0)
+
+
+def _dask_trimmed_mse(residuals, eps):
+    """:func:`trimmed_mse` of a 1-D Dask array: an exact selection over its blocks."""
+    sq = residuals**2
+    m = sq.shape[0]
+    k = min(max(int(np.ceil((1.0 - eps) * m)), 1), m)
+    v = weighted_select(sq, sq * 0 + 1.0, k)  # the k-th smallest squared residual
+    below, n_below = compute(sq[sq < v].sum(), (sq < v).sum())
+    return float((below + (k - n_below) * v) / k)
