@@ -7,7 +7,9 @@ already; the child runs the rest in order and reports on a pipe of its own
 (what the plugin prints goes to a log file instead): one JSON line when an
 entry starts, when a check starts and with each row. A child that ends without
 saying it is done, or says nothing for ``time_limit`` seconds, is stopped (its
-whole process group); the check it was running (or the entry it was
+whole process group; its own start-up, Python and scikit-learn's imports before
+it says it is ready, has ``_STARTUP_SECONDS`` instead, so that a loaded machine
+does not fail a check that has not started); the check it was running (or the entry it was
 collecting) becomes a failed row and a new child carries on after it. The
 checks' temporary files go to a folder of the run, removed at the end.
 """
@@ -24,6 +26,7 @@ import time
 import warnings
 
 _FD_ENV = "SKPAPERS_CHECK_FD"
+_STARTUP_SECONDS = 120.0
 
 
 def check_in_child_processes(dist, expected_failed_checks, time_limit):
@@ -79,13 +82,16 @@ def _child(state, rows, time_limit, folder):
 
 def _follow(proc, read_end, state, rows, time_limit):
     entry = check = None
+    ready = False
     buffer = b""
     selector = selectors.DefaultSelector()
     selector.register(read_end, selectors.EVENT_READ)
-    deadline = time.monotonic() + time_limit
+    deadline = time.monotonic() + max(time_limit, _STARTUP_SECONDS)
     while True:
         if not selector.select(timeout=max(deadline - time.monotonic(), 0)):
             os.killpg(proc.pid, signal.SIGKILL)
+            if not ready:
+                return f"the check process did not start within {_STARTUP_SECONDS:g} s", None, None
             return f"no answer within {time_limit:g} s: the check was stopped", entry, check
         chunk = os.read(read_end, 65536)
         if not chunk:
@@ -96,7 +102,9 @@ def _follow(proc, read_end, state, rows, time_limit):
         for line in lines:
             message = json.loads(line)
             deadline = time.monotonic() + time_limit
-            if "entry" in message:
+            if "ready" in message:
+                ready = True
+            elif "entry" in message:
                 entry, check = message["entry"], None
             elif "start" in message:
                 check = message["start"]
@@ -117,6 +125,8 @@ def _main(state):
 
     def send(message):
         out.write(json.dumps(message, default=str) + "\n")
+
+    send({"ready": True})  # the imports above are done: the time limit starts here
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SkpapersPluginWarning)
