@@ -18,7 +18,9 @@ from skpapers.cluster import TransportClustering
 from skpapers.datasets import make_permuted_subspace, make_shifted_gaussians
 from skpapers.decomposition import UnlabeledPCA
 from skpapers.decomposition._unlabeled_pca.subspace import _weighted_median
+from skpapers.exceptions import FlaggingWarning
 from skpapers.linear_model import RobustSingleIndexRegressor
+from skpapers.metrics import principal_angle
 from skpapers.utils import sample_rows
 from skpapers.utils._dask import is_dask_collection, weighted_select
 
@@ -249,3 +251,72 @@ def test_sample_rows(n):
     pd.testing.assert_frame_equal(sample_rows(frame, n, random_state=0), frame.iloc[mem[:, 0] // 2])
     with pytest.raises(ValueError, match="n_samples"):
         sample_rows(X, 101)
+
+
+# ------------------------------------------------------------- UnlabeledPCA.fit, distributed
+def _fit_both(X, rows, **params):
+    return UnlabeledPCA(3, **params).fit(X), UnlabeledPCA(3, **params).fit(_dask(X, rows))
+
+
+@pytest.mark.parametrize(
+    "params, n, rows",
+    [
+        ({}, 3000, (1, 999, 1000, 1000)),  # the refit from partly shuffled samples
+        ({}, 40_000, 7000),  # the warm start on a subsample, then every row
+        ({"stage1": "pca"}, 3000, 500),
+        ({"lsrf_tol": None}, 3000, 500),  # the paper's algorithm: no refit
+        ({"lsrf_tol": 0.05, "restore_samples": "all", "p": 1.0}, 3000, 500),
+    ],
+)
+def test_distributed_fit_equals_the_in_memory_fit(params, n, rows):
+    X, *_ = make_permuted_subspace(
+        n_samples=n, n_features=20, n_components=3, outlier_ratio=0.3,
+        shuffled_ratio=0.1, noise=0.01, random_state=1,
+    )  # fmt: skip
+    mem, dist = _fit_both(X, rows, **params)
+    assert principal_angle(mem.components_, dist.components_) < np.radians(1e-8)
+    assert dist.n_iter_ == mem.n_iter_
+    assert dist.threshold_ == pytest.approx(mem.threshold_, rel=1e-10)
+    assert isinstance(dist.distances_, da.Array)
+    np.testing.assert_allclose(dist.distances_.compute(), mem.distances_, rtol=1e-9, atol=1e-12)
+    np.testing.assert_array_equal(dist.permuted_mask_.compute(), mem.permuted_mask_)
+    if mem.lsrf_tol_ is None:
+        assert dist.lsrf_tol_ is None
+    else:
+        assert dist.lsrf_tol_ == pytest.approx(mem.lsrf_tol_, rel=1e-10)
+    np.testing.assert_allclose(dist.restore(_dask(X, 500)).compute(), mem.restore(X), atol=1e-9)
+
+
+def test_distributed_fit_float32_and_flagging_warning():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 20)).astype(np.float32)  # far from rank 1: the rule cannot flag
+    with pytest.warns(FlaggingWarning) as mem_warning:
+        mem = UnlabeledPCA(1).fit(X)
+    with pytest.warns(FlaggingWarning) as dist_warning:
+        dist = UnlabeledPCA(1).fit(_dask(X, 300))
+    assert str(dist_warning[0].message) == str(mem_warning[0].message)
+    assert dist.components_.dtype == np.float32
+    assert principal_angle(mem.components_, dist.components_) < np.radians(1e-4)
+
+
+def test_distributed_fit_refuses_what_it_does_not_implement(upca_data):
+    X, _ = upca_data
+    with pytest.raises(ValueError, match="stage1 in \\['dpcp', 'pca'\\], not 'cop'"):
+        UnlabeledPCA(3, stage1="cop").fit(_dask(X, 150))
+    X_nan = X.copy()
+    X_nan[3, 4] = np.nan
+    with pytest.raises(ValueError, match="missing"):
+        UnlabeledPCA(3).fit(_dask(X_nan, 150))
+    with pytest.raises(ValueError, match="as many samples as features"):
+        UnlabeledPCA(3).fit(_dask(X[:15], 5))
+    with pytest.raises(ValueError, match="to_dask_array"):
+        UnlabeledPCA(3).fit(dd.from_pandas(pd.DataFrame(X), npartitions=2))
+
+    class Centred(UnlabeledPCA):  # a parameter the distributed fit does not know
+        def __init__(self, n_components, *, centre=True):
+            super().__init__(n_components)
+            self.centre = centre
+
+    Centred._parameter_constraints = {**UnlabeledPCA._parameter_constraints, "centre": ["boolean"]}
+    with pytest.raises(ValueError, match="does not implement the parameter 'centre'"):
+        Centred(3).fit(_dask(X, 150))

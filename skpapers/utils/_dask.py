@@ -217,7 +217,12 @@ def block_sum(func, *arrays, fan_in=8):
     """
     delayed = import_dask("dask").delayed
     blocks = zip(*(a.to_delayed().ravel() for a in arrays), strict=True)
-    parts = [delayed(func)(*b) for b in blocks]
+    return tree_sum([delayed(func)(*b) for b in blocks], fan_in)
+
+
+def tree_sum(parts, fan_in=8):
+    """Delayed sum of delayed ndarrays (or tuples of them), ``fan_in`` at a time."""
+    delayed = import_dask("dask").delayed
     while len(parts) > 1:
         parts = [delayed(_add)(*parts[i : i + fan_in]) for i in range(0, len(parts), fan_in)]
     return parts[0]

@@ -11,6 +11,7 @@ from sklearn.base import (
 from sklearn.utils import check_array
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from skpapers.decomposition._unlabeled_pca.distributed import distributed_unlabeled_pca
 from skpapers.decomposition._unlabeled_pca.solver import (
     PARAMETER_CONSTRAINTS,
     coefficients,
@@ -363,9 +364,17 @@ class UnlabeledPCA(
     def fit(self, X, y=None):
         """Estimate the subspace from all samples and flag the permuted ones.
 
+        On a Dask array the fit is distributed: every round of Stage I, the
+        flagging statistics and the subspace refit are one pass of per-block
+        statistics and a tree reduction; :attr:`distances_` and
+        :attr:`permuted_mask_` are then Dask arrays kept on the workers. It
+        gives the in-memory fit to rounding and refuses what it does not
+        implement (missing entries, ``stage1="cop"``, more features than
+        samples; see the scaling guide).
+
         Parameters
         ----------
-        X : array-like of shape (n_samples, n_features)
+        X : array-like or dask.array.Array of shape (n_samples, n_features)
             Samples whose entries may be permuted; NaN marks a missing entry.
         y : None
             Ignored.
@@ -383,8 +392,14 @@ class UnlabeledPCA(
             of a random direction and the fallback rule does not apply
             (partly permuted samples are then not flagged; see Notes).
         """
-        X = validate_data(self, X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan")
-        self.components_, _, result = unlabeled_pca(X, restore=False, **self.get_params())
+        if is_dask_collection(X):  # one pass over the blocks per round (distributed.py)
+            self.components_, result = distributed_unlabeled_pca(X, self.get_params())
+            self.n_features_in_ = X.shape[1]
+        else:
+            X = validate_data(
+                self, X, dtype=[np.float64, np.float32], ensure_all_finite="allow-nan"
+            )
+            self.components_, _, result = unlabeled_pca(X, restore=False, **self.get_params())
         self.distances_ = result.distances
         self.threshold_ = result.threshold
         self.permuted_mask_ = result.permuted_mask

@@ -184,20 +184,23 @@ def distances(Y, M, C, U):
     return np.linalg.norm(res, axis=1) / np.where(norms > 0, norms, 1.0)
 
 
-def _warn_too_far(d, threshold, flagged, r, m):
-    """Warn that no flagging rule can find partly permuted samples here; return the text."""
+def _warn_too_far(median, n_flagged, n, threshold, r, m):
+    """Warn that no flagging rule can find partly permuted samples here; return the text.
+
+    ``median``: the median distance, ``n_flagged`` of ``n`` samples flagged.
+    """
     message = (
         f"UnlabeledPCA: most samples are far from the fitted {r}-dimensional "
-        f"subspace (median distance {np.median(d):.2f}, sine of the angle): the "
+        f"subspace (median distance {median:.2f}, sine of the angle): the "
         f"data are far from rank {r}, or too few samples are clean. The flagging "
         f"threshold ({threshold:.2f}) is at or above the distance of a random "
         "direction (distances are sines, at most 1), so only samples that far, if "
-        f"any, are flagged ({int(flagged.sum())} of {d.size}); "
+        f"any, are flagged ({n_flagged} of {n}); "
         "samples with part of their entries permuted are not told apart from "
         "clean ones, and restore_samples='flagged' leaves them unchanged. The "
         "fallback rule (flagging_rule_='unexplained') needs complete samples "
         f"and {r + 2} <= n_samples <= {_UNEXPLAINED_MAX} with n_samples < "
-        f"n_features; here n_samples = {d.size}, n_features = {m}. "
+        f"n_features; here n_samples = {n}, n_features = {m}. "
         "Consider a larger n_components if the data are close to a larger "
         "subspace, or restore_samples='all', which restores every sample (clean "
         "ones are then replaced by their fit, which can raise their error)."
@@ -232,11 +235,16 @@ def _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged):
     res = Y[rows] - C[rows] @ U.T
     if M is not None:
         res = np.where(M[rows], res, np.nan)
+    return _lsrf_tol_from(res, np.max(np.abs(Y)))
+
+
+def _lsrf_tol_from(res, top):
+    """``lsrf_tol="auto"`` from residual rows (NaN: missing) and the largest ``|Y|``."""
     # per-sample median absolute deviations, and their lower quartile: the noise
     # level of the cleanest samples, even when shuffled samples went unflagged
     mads = np.nanmedian(np.abs(res - np.nanmedian(res, axis=1, keepdims=True)), axis=1)
     mad = np.percentile(mads, 25)
-    floor = np.sqrt(np.finfo(np.float64).eps) * np.max(np.abs(Y))
+    floor = np.sqrt(np.finfo(np.float64).eps) * top
     return float(max(3.0 * 1.4826 * mad, floor))
 
 
@@ -264,13 +272,10 @@ def _refit_partly_shuffled(Y, U, flagged, tol, max_iter):
     rows = np.flatnonzero(flagged)
     if rows.size == 0:
         return U, 0
-    fit = _lsrf(U, Y[rows], None, tol) @ U.T
-    beyond = np.abs(Y[rows] - fit) > tol
-    part = beyond.mean(axis=1) <= _PARTLY_SHUFFLED
-    if not part.any() or np.sum(~flagged) + part.sum() <= U.shape[1]:  # r + 1 samples
+    joined, beyond = _partly_shuffled(U, Y[rows], tol)
+    if not len(joined) or np.sum(~flagged) + len(joined) <= U.shape[1]:  # r + 1 samples
         return U, 0
-    beyond = beyond[part]
-    Yu = np.concatenate([Y[~flagged], np.where(beyond, fit[part], Y[rows[part]])])
+    Yu = np.concatenate([Y[~flagged], joined])
     joined = Yu[len(Yu) - len(beyond) :]  # a view: refilled in place
     for _ in range(max_iter):
         U_new, _ = _stage1(Yu, None, U.shape[1], "pca", 2.0, 1, 0.0)
@@ -279,7 +284,19 @@ def _refit_partly_shuffled(Y, U, flagged, tol, max_iter):
         if moved <= _MOVE_TOL:
             break
         joined[beyond] = ((joined @ U) @ U.T)[beyond]
-    return U, int(part.sum())
+    return U, len(beyond)
+
+
+def _partly_shuffled(U, Y, tol):
+    """Select the flagged samples ``Y`` that join the refit; refill their entries beyond ``tol``.
+
+    Returns the joining rows (entries beyond the tolerance replaced by their
+    LSRF fit) and the mask of those entries.
+    """
+    fit = _lsrf(U, Y, None, tol) @ U.T
+    beyond = np.abs(Y - fit) > tol
+    part = beyond.mean(axis=1) <= _PARTLY_SHUFFLED
+    return np.where(beyond, fit, Y)[part], beyond[part]
 
 
 def _stage2_chunk(A, Y, M, method, tol, search):
@@ -551,7 +568,9 @@ def unlabeled_pca(
             f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}"
         )
         if too_far and restore_samples == "flagged":
-            warned = _warn_too_far(d, threshold, flagged, r, n_features)
+            warned = _warn_too_far(
+                np.median(d), int(flagged.sum()), d.size, threshold, r, n_features
+            )
     else:
         why = (
             "reached the distance of a random direction" if too_far

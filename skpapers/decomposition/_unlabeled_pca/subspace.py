@@ -124,7 +124,13 @@ def _weighted_top_subspace(X, w, r):
     n, m = X.shape
     if m > n:
         return _top_subspace(X, w, r)
-    _, vecs = eigh(_weighted_gram(X, w), subset_by_index=[m - r, m - 1])
+    return _top_eigenvectors(_weighted_gram(X, w), r)
+
+
+def _top_eigenvectors(R, r):
+    """Top-``r`` eigenvectors of the symmetric ``R`` as ``(m, r)`` columns, largest first."""
+    m = R.shape[0]
+    _, vecs = eigh(R, subset_by_index=[m - r, m - 1])
     return vecs[:, ::-1]
 
 
@@ -382,6 +388,11 @@ def _flag_threshold(d, r, m, k):
     w = 1.0 / d_f
     loc = _weighted_median(log_d, w)
     spread = 1.4826 * _weighted_median(np.abs(log_d - loc), w)
+    return _threshold_from(loc, spread, r, m, k)
+
+
+def _threshold_from(loc, spread, r, m, k):
+    """Apply steps 3 and 4 of :func:`_flag_threshold` to the location and spread of ``log d``."""
     threshold = float(np.exp(loc + max(np.log(k), k * spread)))
     a, b = (m - r) / 2.0, r / 2.0
     mean = a / (a + b)
