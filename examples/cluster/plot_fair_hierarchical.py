@@ -51,8 +51,9 @@ for name, est in [("average linkage", vanilla), ("polylog", polylog), ("reductio
 # %%
 # Dendrograms with leaves coloured by group
 # -----------------------------------------
-# The fair tree is k-ary; ``linkage_matrix_`` is its binarised view (height =
-# cluster size), which scipy draws.
+# The fair tree is k-ary; ``linkage_matrix_`` is its binarised view, which
+# scipy draws. A merge's height is the mean distance between the clusters it
+# joins (raised to the highest merge below it), so both trees share one scale.
 fig, axes = plt.subplots(2, 1, figsize=(10, 6))
 panels = [("average linkage", vanilla), ("fair (polylog)", polylog)]
 for ax, (title, est) in zip(axes, panels, strict=True):
@@ -63,7 +64,7 @@ for ax, (title, est) in zip(axes, panels, strict=True):
     ax.scatter(xs, np.zeros_like(xs), c=np.where(colour[leaves] == 0, "tab:red", "tab:blue"),
                s=12, zorder=3)
     ax.set_title(title)
-    ax.set_ylabel("cluster size")
+    ax.set_ylabel("merge distance")
 fig.tight_layout()
 
 # %%

@@ -58,7 +58,7 @@ for ax, est, title in [
     ax.scatter(np.arange(len(X)) * 10 + 5, np.zeros(len(X)), c=colours[group[tree["leaves"]]],
                s=12, zorder=3, clip_on=False)
     ax.set_title(title)
-    ax.set_ylabel("cluster size")
+    ax.set_ylabel("merge distance")
 axes[1].set_xlabel("points, coloured by group")
 plt.show()
 

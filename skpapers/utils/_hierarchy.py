@@ -20,11 +20,15 @@ __all__ = [
     "HierarchyTree",
     "as_hierarchy",
     "cost_from_rows",
+    "cost_from_weights",
     "encode_groups",
     "fairness_from_counts",
     "fairness_threshold",
     "format_label",
     "group_counts",
+    "merge_distances",
+    "monotone_heights",
+    "node_weights",
 ]
 
 
@@ -46,6 +50,9 @@ class HierarchyTree:
         Concatenated child lists.
     group_counts : ndarray of shape (n_nodes, n_groups), default=None
         Number of leaves of each group below every node; ``None`` means one group.
+    height : ndarray of shape (n_nodes,), default=None
+        Merge distance of every node (0 for the leaves), never below its
+        children's; ``None`` when unknown (then ``to_linkage`` draws sizes).
 
     Attributes
     ----------
@@ -63,9 +70,13 @@ class HierarchyTree:
         Number of leaves below every node.
     depth : ndarray of shape (n_nodes,)
         Depth of every node (root = 0).
+    height : ndarray of shape (n_nodes,) or None
+        The ``height`` passed in. In the fitted ``tree_``: the mean distance
+        ``max(S) - S`` between the node's children, raised to the largest
+        height below it (see ``FairHierarchicalClustering.linkage_matrix_``).
     """
 
-    def __init__(self, parent, children_ptr, children, group_counts=None):
+    def __init__(self, parent, children_ptr, children, group_counts=None, height=None):
         self.parent = np.asarray(parent, dtype=np.intp)
         self.children_ptr = np.asarray(children_ptr, dtype=np.intp)
         self.children = np.asarray(children, dtype=np.intp)
@@ -86,6 +97,16 @@ class HierarchyTree:
         if group_counts is None:
             group_counts = self.size[:, None].copy()
         self.group_counts = np.asarray(group_counts, dtype=np.int64)
+        if height is not None:
+            height = np.asarray(height, dtype=np.float64)
+            if height.shape != (self.n_nodes,):
+                raise ValueError(
+                    f"height must have one entry per node ({self.n_nodes}); got {height.shape}."
+                )
+            kid = np.flatnonzero(self.parent >= 0)
+            if np.any(height[self.parent[kid]] < height[kid]):
+                raise ValueError("height must never be below a child's height.")
+        self.height = height
 
     def children_of(self, node):
         """Return the children of a node.
@@ -183,20 +204,39 @@ class HierarchyTree:
         members = done + [[u] for _, u in sorted(heap, key=lambda t: t[1])]
         return members
 
-    def to_linkage(self):
+    def to_linkage(self, heights="size", return_nodes=False):
         """Binarised scipy linkage matrix of the hierarchy.
 
-        A node with ``m > 2`` children becomes a chain of ``m - 1`` merges, all at
-        the node's height (its size), so heights are monotone. The extra chain
-        clusters exist only in this view.
+        A node with ``m > 2`` children becomes a chain of ``m - 1`` merges, all
+        at the node's height, so heights are monotone. The extra chain clusters
+        exist only in this view.
+
+        Parameters
+        ----------
+        heights : {"size", "distance"}, default="size"
+            ``"size"``: a node's height is its number of samples (the drawing of
+            a balanced tree). ``"distance"``: the node's merge distance
+            (the ``height`` attribute; the fitted estimator's
+            ``linkage_matrix_``).
+        return_nodes : bool, default=False
+            Also return the node of the hierarchy every row belongs to.
 
         Returns
         -------
         Z : ndarray of shape (n_leaves - 1, 4)
             ``[a, b, height, size]`` rows in non-decreasing height order.
+        nodes : ndarray of shape (n_leaves - 1,)
+            Node id of every row (a node of m children owns m - 1 rows); only
+            with ``return_nodes=True``.
         """
+        if heights not in ("size", "distance"):
+            raise ValueError(f"heights must be 'size' or 'distance'; got {heights!r}.")
+        if heights == "distance" and self.height is None:
+            raise ValueError("This hierarchy has no merge distances (height is None).")
+        level = self.size if heights == "size" else self.height
         n = self.n_leaves
         Z = np.empty((max(n - 1, 0), 4), dtype=np.float64)
+        nodes = np.empty(max(n - 1, 0), dtype=np.intp)
         zid = np.full(self.n_nodes, -1, dtype=np.intp)
         zid[:n] = np.arange(n)
         row = 0
@@ -208,7 +248,8 @@ class HierarchyTree:
             cur_size = self.size[kids[0]]
             for c in kids[1:]:
                 cur_size += self.size[c]
-                Z[row] = (cur, zid[c], self.size[u], cur_size)
+                Z[row] = (cur, zid[c], level[u], cur_size)
+                nodes[row] = u
                 cur = n + row
                 row += 1
             zid[u] = cur
@@ -221,7 +262,7 @@ class HierarchyTree:
         merged = ids >= n
         ids[merged] = n + inv[ids[merged] - n]
         Z[:, :2] = np.sort(ids, axis=1)
-        return Z
+        return (Z, nodes[perm]) if return_nodes else Z
 
     def _postorder(self):
         out = []
@@ -326,22 +367,29 @@ def as_hierarchy(tree, n_samples=None):
         )
     return out
 
+
 def _row_block_size(n):
     """Rows per block so that a dense float64 block holds about 1 M entries."""
     return int(max(1, min(n, 1_000_000 // max(n, 1))))
 
 
-def cost_from_rows(tree, row_block):
-    """Dasgupta cost of ``tree`` given a function returning dense similarity rows.
+def node_weights(tree, row_block):
+    """Similarity inside every node, and the largest similarity between two samples.
 
     ``row_block(rows, cols)`` returns the dense (len(rows), len(cols)) block of the
     similarity for original sample indices. Leaves are put in depth-first order,
     so each node ``u`` covers a contiguous range [l, r); with P the 2-D prefix sum
     of the zero-diagonal similarity in that order, the weight inside ``u`` is
     W(u) = (P[r, r] - P[l, r] - P[r, l] + P[l, l]) / 2 (a non-symmetric matrix
-    thus counts as (S + S.T) / 2) and
-    cost = sum_u W(u) (|u| - |parent(u)|). P is needed only at 4 points per node;
-    they are read in one sweep over row blocks (memory O(block * n)).
+    thus counts as (S + S.T) / 2). P is needed only at 4 points per node; they
+    are read in one sweep over row blocks (memory O(block * n)).
+
+    Returns
+    -------
+    inside : ndarray of shape (n_nodes,)
+        W(u) for every node (0 for the leaves).
+    smax : float
+        The largest off-diagonal entry of the similarity.
     """
     n = tree.n_leaves
     order = tree.order
@@ -353,11 +401,13 @@ def cost_from_rows(tree, row_block):
     by_row = np.argsort(qa, kind="stable")
     qa_sorted = qa[by_row]
     running = np.zeros(n + 1, dtype=np.float64)
+    smax = 0.0
     step = _row_block_size(n)
     for s in range(0, n, step):
         e = min(n, s + step)
         block = np.asarray(row_block(order[s:e], order), dtype=np.float64)  # a fresh array
         block[np.arange(e - s), np.arange(s, e)] = 0.0
+        smax = max(smax, float(block.max(initial=0.0)))
         np.cumsum(block, axis=1, out=block)  # row prefix sums, in place
         i0 = np.searchsorted(qa_sorted, s + 1, side="left")
         i1 = np.searchsorted(qa_sorted, e, side="right")
@@ -373,11 +423,70 @@ def cost_from_rows(tree, row_block):
             vals[sel] = running[qb[sel]] + sub[qa[sel] - s - 1, inv]
         running[1:] += block.sum(axis=0)
     m = internal.shape[0]
-    weight = 0.5 * (vals[:m] - vals[m : 2 * m] + vals[2 * m : 3 * m] - vals[3 * m :])
+    inside = np.zeros(tree.n_nodes, dtype=np.float64)
+    inside[internal] = 0.5 * (vals[:m] - vals[m : 2 * m] + vals[2 * m : 3 * m] - vals[3 * m :])
+    return inside, smax
+
+
+def cost_from_weights(tree, inside):
+    """Dasgupta cost from the weight inside every node: sum_u W(u) (|u| - |parent(u)|)."""
+    internal = np.flatnonzero(np.diff(tree.children_ptr) > 0)
     size = tree.size[internal].astype(np.float64)
     par = tree.parent[internal]
     par_size = np.where(par >= 0, tree.size[np.maximum(par, 0)], 0).astype(np.float64)
-    return float(np.dot(weight, size - par_size))
+    return float(np.dot(inside[internal], size - par_size))
+
+
+def cost_from_rows(tree, row_block):
+    """Dasgupta cost of ``tree`` given a function returning dense similarity rows.
+
+    See :func:`node_weights` for ``row_block`` and the method.
+    """
+    return cost_from_weights(tree, node_weights(tree, row_block)[0])
+
+
+def merge_distances(tree, inside, smax):
+    """Height of every node: the mean distance between its children, made monotone.
+
+    The distance is the base linkage's, ``max(S) - S``: for a node with
+    children ``C_1 .. C_m`` the mean over pairs in different children is
+    ``smax - (W(u) - sum_c W(c)) / (number of such pairs)``; average linkage
+    merges two clusters at exactly this height. Every node is then raised to
+    the largest height below it (a running maximum from the leaves), so that
+    a parent is never below a child. Leaves are at 0.
+
+    Parameters
+    ----------
+    tree : HierarchyTree
+    inside : ndarray of shape (n_nodes,)
+        Weight inside every node (:func:`node_weights`).
+    smax : float
+        Largest off-diagonal similarity.
+
+    Returns
+    -------
+    height : ndarray of shape (n_nodes,)
+    """
+    kid = np.flatnonzero(tree.parent >= 0)
+    par = tree.parent[kid]
+    size = tree.size.astype(np.float64)
+    child_inside = np.bincount(par, inside[kid], minlength=tree.n_nodes)
+    child_sq = np.bincount(par, size[kid] ** 2, minlength=tree.n_nodes)
+    pairs = np.where(np.diff(tree.children_ptr) > 0, 0.5 * (size**2 - child_sq), 0.0)
+    cross = np.divide(inside - child_inside, pairs, out=np.zeros_like(size), where=pairs > 0)
+    height = np.where(pairs > 0, np.maximum(smax - cross, 0.0), 0.0)
+    return monotone_heights(tree, height)
+
+
+def monotone_heights(tree, height):
+    """Raise every node to the largest height below it (children first)."""
+    height = np.asarray(height, dtype=np.float64).tolist()
+    parent = tree.parent.tolist()
+    for u in np.argsort(-tree.depth, kind="stable").tolist():
+        p = parent[u]
+        if p >= 0 and height[u] > height[p]:
+            height[p] = height[u]
+    return np.asarray(height)
 
 
 def _plain(value):
@@ -453,8 +562,7 @@ def encode_groups(sensitive_features, n_samples=None, index=None):
         )
     if n_samples is not None and values.shape[0] != n_samples:
         raise ValueError(
-            f"sensitive_features has {values.shape[0]} entries but X has "
-            f"n_samples = {n_samples}."
+            f"sensitive_features has {values.shape[0]} entries but X has n_samples = {n_samples}."
         )
     import pandas as pd  # a dependency; imported here to keep this module light
 
@@ -475,9 +583,7 @@ def encode_groups(sensitive_features, n_samples=None, index=None):
     stacked = np.stack([c for c, _ in columns], axis=1)
     rows, codes = np.unique(stacked, axis=0, return_inverse=True)
     groups = np.empty(rows.shape[0], dtype=object)
-    groups[:] = [
-        tuple(_plain(columns[j][1][r[j]]) for j in range(len(columns))) for r in rows
-    ]
+    groups[:] = [tuple(_plain(columns[j][1][r[j]]) for j in range(len(columns))) for r in rows]
     return codes.reshape(-1).astype(np.intp), groups
 
 

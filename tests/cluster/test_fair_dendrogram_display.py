@@ -9,20 +9,16 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 from matplotlib.colors import to_hex
-from scipy.cluster.hierarchy import is_valid_linkage, linkage
+from scipy.cluster.hierarchy import is_monotonic, is_valid_linkage, linkage
 from scipy.spatial.distance import pdist, squareform
 from sklearn.datasets import make_blobs
 
 from skpapers.cluster import FairHierarchicalClustering
-from skpapers.cluster._fair_hierarchical.display import (
-    GREY,
-    FairDendrogramDisplay,
-    merge_heights,
-)
+from skpapers.cluster._fair_hierarchical.display import GREY, FairDendrogramDisplay
+from skpapers.exceptions import SensitiveFeaturesWarning
 from skpapers.metrics import cluster_fairness, dasgupta_cost
 
 matplotlib.use("Agg")
-
 
 
 @pytest.fixture(scope="module")
@@ -68,46 +64,61 @@ def _node_of_rows(Z, tree):
     return [next(u for _, u, s in nodes if rows <= s) for rows in _leaf_sets(Z)]
 
 
-def test_merge_heights_are_mean_distances_then_monotone(fitted):
+def _monotone(tree, brute):
+    """Every node raised to the highest node below it."""
+    return {
+        u: max(h for v, h in brute.items() if set(tree.leaves_of(v)) <= set(tree.leaves_of(u)))
+        for u in brute
+    }
+
+
+def test_linkage_heights_are_mean_distances_then_monotone(fitted):
+    # linkage_matrix_ heights: mean distance max(S) - S between a node's
+    # children (brute force), raised to the highest node below it
     X, _, est = fitted
     _, D = _distance(X, est.distance_scale_)
-    Z = est.linkage_matrix_
-    Xs = X / est.distance_scale_
-    raw = merge_heights(Z, Xs, "inverse_distance", monotone=False)
-    heights = merge_heights(Z, Xs, "inverse_distance")
-    brute = _node_heights(est.tree_, D)
-    tree = est.tree_
-    for row, u in enumerate(_node_of_rows(Z, tree)):
-        assert raw[row] == pytest.approx(brute[u], rel=1e-12)
-        below = set(tree.leaves_of(u))
-        highest = max(h for v, h in brute.items() if set(tree.leaves_of(v)) <= below)
-        assert heights[row] == pytest.approx(highest, rel=1e-12)
-    assert np.any(heights > raw)  # the monotone step did something on this tree
+    Z, tree = est.linkage_matrix_, est.tree_
+    brute = _node_heights(tree, D)
+    highest = _monotone(tree, brute)
+    nodes = _node_of_rows(Z, tree)
+    np.testing.assert_allclose(Z[:, 2], [highest[u] for u in nodes], rtol=1e-10, atol=1e-12)
+    assert np.any(Z[:, 2] > np.array([brute[u] for u in nodes]) + 1e-9)  # monotone step acted
+    np.testing.assert_array_equal(est.merge_sizes_, tree.size[nodes])
+    assert is_valid_linkage(Z) and is_monotonic(Z)
+    with pytest.warns(FutureWarning, match="merge_sizes_"):
+        np.testing.assert_array_equal(est.distances_, Z[:, 2])
+    sizes = tree.to_linkage()  # the 0.1 matrix: heights are cluster sizes
+    np.testing.assert_array_equal(np.sort(sizes[:, 2]), np.sort(est.merge_sizes_))
 
 
 @pytest.mark.parametrize("similarity", ["inverse_distance", "rbf", "precomputed"])
-def test_merge_heights_reproduce_scipy_average_linkage(similarity):
+@pytest.mark.parametrize("given", [False, True])
+def test_vanilla_heights_reproduce_scipy_average_linkage(similarity, given):
+    # without groups the tree is average linkage's; its heights are scipy's,
+    # read from the linkage (given=False) or computed from the sweep (a given Z)
     X, _ = make_blobs(25, random_state=1)
     if similarity == "rbf":
         S = np.exp(-(pdist(X) ** 2) / X.shape[1])
     else:
         S = 1.0 / (1.0 + pdist(X))
-    d = S.max() - S
+    Z = linkage(S.max() - S, "average")
     if similarity == "precomputed":
         X = squareform(S)
-    Z = linkage(d, "average")
-    sizes = Z.copy()
-    sizes[:, 2] = sizes[:, 3]  # the estimator's convention: heights are sizes
-    heights = merge_heights(sizes, X, similarity, monotone=False)
-    np.testing.assert_allclose(heights, Z[:, 2], rtol=1e-12)
+    scale = "std" if similarity == "precomputed" else 1.0
+    est = FairHierarchicalClustering(
+        similarity=similarity, distance_scale=scale, linkage=Z if given else "average"
+    )
+    with pytest.warns(SensitiveFeaturesWarning):
+        est.fit(X)
+    np.testing.assert_allclose(est.linkage_matrix_[:, 2], Z[:, 2], rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(est.linkage_matrix_[:, 3], Z[:, 3])
 
 
 def test_display_linkages_are_valid_and_monotone_along_the_tree(fitted):
     X, group, est = fitted
     display = FairDendrogramDisplay.from_estimator(est, X, group)
-    heights = merge_heights(est.linkage_matrix_, X / est.distance_scale_, "inverse_distance")
     fair, average = display.linkages
-    np.testing.assert_array_equal(np.sort(fair[:, 2]), np.sort(heights))
+    np.testing.assert_array_equal(np.sort(fair[:, 2]), est.linkage_matrix_[:, 2])
     for Z in display.linkages:
         assert is_valid_linkage(Z)
         n = Z.shape[0] + 1
@@ -247,10 +258,11 @@ def test_precomputed_similarity(fitted):
     est = FairHierarchicalClustering(h=4, k=2, similarity="precomputed")
     est.fit(S, sensitive_features=group)
     display = FairDendrogramDisplay.from_estimator(est, S, group)
-    brute = _node_heights(est.tree_, D)
-    raw = merge_heights(est.linkage_matrix_, S, "precomputed", monotone=False)
+    highest = _monotone(est.tree_, _node_heights(est.tree_, D))
     nodes = _node_of_rows(est.linkage_matrix_, est.tree_)
-    np.testing.assert_allclose(raw, [brute[u] for u in nodes], rtol=1e-12)
+    np.testing.assert_allclose(
+        est.linkage_matrix_[:, 2], [highest[u] for u in nodes], rtol=1e-10, atol=1e-12
+    )
     assert display.linkages[0].shape == (X.shape[0] - 1, 4)
 
 

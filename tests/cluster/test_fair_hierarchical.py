@@ -66,9 +66,11 @@ def test_fair_tree_meets_bound_vanilla_violates(proportions, method, h, bound, s
     n = 192 if len(proportions) == 2 else 320
     X, colour = coloured_blobs(n, proportions, seed)
     est = FairHierarchicalClustering(method=method, h=h, k=2)
-    with pytest.warns(UserWarning, match="fewer than 1/epsilon") if min(
-        np.bincount(colour)
-    ) < 4 * np.log2(n) else _no_warning():
+    with (
+        pytest.warns(UserWarning, match="fewer than 1/epsilon")
+        if min(np.bincount(colour)) < 4 * np.log2(n)
+        else _no_warning()
+    ):
         est.fit(X, sensitive_features=colour)
     threshold = est.fairness_threshold_
     fair = cluster_fairness(est.tree_, colour, min_size=threshold)
@@ -141,7 +143,7 @@ def test_linkage_matrix_valid_and_scipy_tools_run():
     assert is_valid_linkage(Z) and is_monotonic(Z)
     assert Z.shape == (127, 4) and Z[-1, 3] == 128
     np.testing.assert_array_equal(est.children_, Z[:, :2].astype(int))
-    np.testing.assert_array_equal(est.merge_sizes_, Z[:, 2])
+    assert not np.array_equal(est.merge_sizes_, Z[:, 2])  # heights are distances, not sizes
     leaves = dendrogram(Z, no_plot=True)["leaves"]
     assert sorted(leaves) == list(range(128))
     assert fcluster(Z, 3, criterion="maxclust").max() <= 3
@@ -338,16 +340,16 @@ def test_function_and_estimator_agree(method):
     colour = np.where(blob == 0, "red", "blue")
     est = FairHierarchicalClustering(method=method, h=8, k=2, random_state=0)
     est.fit(X, sensitive_features=colour)
-    tree, result = fair_hierarchical_tree(
-        X, colour, method=method, h=8, k=2, random_state=0
-    )
+    tree, result = fair_hierarchical_tree(X, colour, method=method, h=8, k=2, random_state=0)
     np.testing.assert_array_equal(est.tree_.parent, tree.parent)
     np.testing.assert_array_equal(est.tree_.children, tree.children)
     assert est.cost_ == result.cost
     assert est.base_cost_ == result.base_cost
     assert est.fairness_violation_ == result.fairness_violation
-    assert est.fairness_threshold_ == result.fairness_threshold == max(
-        8, int(np.ceil(1 / (2 * result.epsilon)))
+    assert (
+        est.fairness_threshold_
+        == result.fairness_threshold
+        == max(8, int(np.ceil(1 / (2 * result.epsilon))))
     )
 
 
@@ -399,14 +401,17 @@ def test_error_messages_print_labels_as_written():
     assert "np.str_" not in str(info.value)
 
 
-def test_distances_is_a_deprecated_alias_of_merge_sizes():
+def test_distances_hold_merge_distances_with_a_future_warning():
+    # distances_ held cluster sizes in 0.1 (now merge_sizes_); it now holds the
+    # merge distances of linkage_matrix_, and says so when read
     X, colour = coloured_blobs(64, [0.5, 0.5], 0)
     est = FairHierarchicalClustering(h=8).fit(X, sensitive_features=colour)
-    np.testing.assert_array_equal(est.merge_sizes_, est.linkage_matrix_[:, 2])
-    assert np.all(est.merge_sizes_ == np.round(est.merge_sizes_))  # sizes, not distances
+    assert np.all(est.merge_sizes_ == np.round(est.merge_sizes_))  # sizes
+    assert np.all(est.merge_sizes_ >= est.linkage_matrix_[:, 3])  # a row is part of its node
     with pytest.warns(FutureWarning, match="merge_sizes_"):
-        old = est.distances_
-    np.testing.assert_array_equal(old, est.merge_sizes_)
+        distances = est.distances_
+    np.testing.assert_array_equal(distances, est.linkage_matrix_[:, 2])
+    assert np.all(distances < 1.0)  # max(S) - S < 1 for 1 / (1 + d): not sizes
 
 
 def test_verbose_reports_stages(caplog):
@@ -414,7 +419,12 @@ def test_verbose_reports_stages(caplog):
     with caplog.at_level("INFO", logger="skpapers.fair_hierarchical"):
         FairHierarchicalClustering(h=8, verbose=2).fit(X, sensitive_features=colour)
     text = caplog.text
-    for stage in ("base tree", "fairness passes", "cost of the fair tree", "MakeFair"):
+    for stage in (
+        "base tree",
+        "fairness passes",
+        "cost and merge distances of the fair tree",
+        "MakeFair",
+    ):
         assert stage in text
     caplog.clear()
     with caplog.at_level("INFO", logger="skpapers.fair_hierarchical"):

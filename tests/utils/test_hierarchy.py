@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from scipy.cluster.hierarchy import linkage
 
 from skpapers.utils._hierarchy import (
+    HierarchyTree,
     as_hierarchy,
     cost_from_rows,
     encode_groups,
@@ -54,3 +55,24 @@ def test_cost_kernel_counts_a_non_symmetric_matrix_as_its_symmetric_part(n, seed
     got = cost_from_rows(tree, lambda r, c: A[np.ix_(r, c)])
     ref = cost_from_rows(tree, lambda r, c: sym[np.ix_(r, c)])
     assert got == pytest.approx(ref, rel=1e-12, abs=1e-12)
+
+
+def test_to_linkage_heights_and_their_checks():
+    Z = linkage(np.random.default_rng(0).normal(size=(12, 2)), "average")
+    tree = as_hierarchy(Z)
+    with pytest.raises(ValueError, match="no merge distances"):
+        tree.to_linkage(heights="distance")
+    with pytest.raises(ValueError, match="'size' or 'distance'"):
+        tree.to_linkage(heights="sizes")
+    height = np.r_[np.zeros(12), Z[:, 2]]
+    with_height = HierarchyTree(tree.parent, tree.children_ptr, tree.children, height=height)
+    got, nodes = with_height.to_linkage(heights="distance", return_nodes=True)
+    np.testing.assert_array_equal(got, Z)  # scipy's own matrix back
+    np.testing.assert_array_equal(nodes, np.arange(12, 23))
+    sizes = with_height.to_linkage()[:, 2]  # sizes by default
+    np.testing.assert_array_equal(sizes, np.sort(Z[:, 3]))
+    height[-1] = 0.0  # the root below its children
+    with pytest.raises(ValueError, match="below a child"):
+        HierarchyTree(tree.parent, tree.children_ptr, tree.children, height=height)
+    with pytest.raises(ValueError, match="one entry per node"):
+        HierarchyTree(tree.parent, tree.children_ptr, tree.children, height=height[:-1])

@@ -21,113 +21,16 @@ from skpapers.utils._plotting import (
     check_display_estimator,
 )
 
-__all__ = ["FairDendrogramDisplay", "merge_heights"]
+__all__ = ["FairDendrogramDisplay"]
 
 GREY = "#b0b0b0"
 
 
-def _chain_tops(linkage):
-    """Row of the k-ary node every merge of a sizes linkage belongs to.
-
-    ``HierarchyTree.to_linkage`` writes a node of m children as a chain of
-    m - 1 merges at height = the node's size; only the last one holds all its
-    samples, the others (count < height) are parts of the same node.
-    """
-    n = linkage.shape[0] + 1
-    parent = np.empty(2 * n - 1, dtype=np.intp)
-    parent[linkage[:, :2].astype(np.intp)] = np.arange(n - 1)[:, None]
-    top = np.arange(n - 1)
-    for row in np.flatnonzero(linkage[:, 3] < linkage[:, 2])[::-1]:
-        top[row] = top[parent[n + row]]
-    return top
-
-
-def merge_heights(linkage, X, similarity, *, monotone=True, max_dense_entries=None):
-    """Compute the average-linkage height of every merge of a sizes linkage.
-
-    The height of a node whose children are ``C_1, ..., C_m`` is the mean
-    distance ``d(i, j) = max(S) - S[i, j]`` (the distance of the base linkage)
-    over the pairs ``i, j`` in different children. For a binary node it is the
-    average-linkage distance between the two merged clusters, the height
-    scipy's average linkage gives that merge; every merge of the chain that
-    writes a k-ary node gets the node's height, so it is drawn as one
-    m-way junction.
-
-    Parameters
-    ----------
-    linkage : ndarray of shape (n_samples - 1, 4)
-        ``FairHierarchicalClustering.linkage_matrix_``: heights are cluster
-        sizes, a node of m children is a chain of m - 1 merges at its size.
-    X : {ndarray, sparse matrix} of shape (n_samples, n_features) or \
-            (n_samples, n_samples)
-        The training samples divided by the estimator's ``distance_scale_``,
-        or the precomputed similarity.
-    similarity : {"inverse_distance", "rbf", "precomputed"}
-        The estimator's similarity.
-    monotone : bool, default=True
-        Raise every node to the highest node below it (cumulative max from the
-        leaves), so that a parent is never below its children.
-    max_dense_entries : int or None, default=None
-        Largest condensed distance matrix allowed; a ValueError is raised
-        before allocating beyond it. ``None``: no limit.
-
-    Returns
-    -------
-    heights : ndarray of shape (n_samples - 1,)
-        Height of every row of ``linkage``.
-
-    Notes
-    -----
-    Memory: one condensed distance matrix (n (n - 1) / 2 float64) of the
-    samples in leaf order, where every cluster is a contiguous range, so the
-    distances between two merged clusters are ``|A|`` contiguous slices of it.
-    """
-    Z = np.asarray(linkage, dtype=np.float64)
-    n = Z.shape[0] + 1
-    check_dense_budget(
-        n * (n - 1) // 2,
-        max_dense_entries,
-        f"The condensed distance matrix of the merge heights (n_samples = {n})",
-        "Plot a subsample (skpapers.datasets.stratified_subsample) or raise the "
-        "estimator's max_dense_entries if the memory is there.",
-    )
-    kids = Z[:, :2].astype(np.intp)
-    size = np.ones(2 * n - 1, dtype=np.intp)
-    size[n:] = Z[:, 3]
-    left = np.zeros(2 * n - 1, dtype=np.intp)  # first position of every cluster
-    for row in range(n - 2, -1, -1):
-        a, b = kids[row]
-        left[a] = left[n + row]
-        left[b] = left[n + row] + size[a]
-    order = np.empty(n, dtype=np.intp)
-    order[left[:n]] = np.arange(n)
-    X = X[order][:, order] if similarity == "precomputed" else X[order]
-    d = condensed_distance(X, similarity)
-    first = np.arange(n) * (2 * n - np.arange(n) - 1) // 2 - np.arange(n) - 1
-    cross = np.empty(n - 1)  # sum of the distances between the two merged clusters
-    for row, (a, b) in enumerate(kids):
-        lo = first[left[a] : left[b]] + left[b]  # d[i, left[b]] for i in cluster a
-        bounds = np.column_stack([lo, lo + size[b]]).ravel()
-        cross[row] = np.add.reduceat(d[: bounds[-1]], bounds[:-1])[::2].sum()
-    del d
-    top = _chain_tops(Z)
-    sums = np.bincount(top, cross, minlength=n - 1)
-    pairs = np.bincount(top, size[kids[:, 0]] * size[kids[:, 1]], minlength=n - 1)
-    heights = np.divide(sums, pairs, out=np.zeros(n - 1), where=pairs > 0)[top]
-    if monotone:
-        node = np.zeros(2 * n - 1)
-        for row, (a, b) in enumerate(kids.tolist()):
-            node[n + row] = max(heights[row], node[a], node[b])
-        heights = node[n:][top]
-    return heights
-
-
-def _deviations(linkage, codes, threshold, global_shares):
-    """Largest ``|share - global share|`` of every merge's cluster, NaN below threshold."""
-    n = linkage.shape[0] + 1
-    fairness = cluster_fairness(linkage, codes, min_size=threshold)
-    deviation = np.abs(fairness["proportions"][n:] - global_shares).max(axis=1)
-    return np.where(fairness["evaluated"][n:], deviation, np.nan)
+def _deviations(tree, codes, threshold, global_shares):
+    """Largest ``|share - global share|`` of every node, NaN below the threshold."""
+    fairness = cluster_fairness(tree, codes, min_size=threshold)
+    deviation = np.abs(fairness["proportions"] - global_shares).max(axis=1)
+    return np.where(fairness["evaluated"], deviation, np.nan)
 
 
 def _by_size(linkage, heights):
@@ -149,9 +52,10 @@ def _by_size(linkage, heights):
 class FairDendrogramDisplay:
     """Dendrogram of a fair hierarchy, coloured by how far clusters are from fair.
 
-    Use :meth:`from_estimator` to create one. Links are drawn at real merge
-    heights (:func:`merge_heights`: the mean distance between the merged
-    clusters). A link is coloured by the cluster it forms: its largest
+    Use :meth:`from_estimator` to create one. Links are drawn at the merge
+    heights of ``linkage_matrix_`` (the mean distance between the clusters a
+    node joins, made monotone; average linkage's own merge distances for the
+    plain tree). A link is coloured by the cluster it forms: its largest
     deviation ``max_l |p_l(C) - c_l|`` from the global group shares on a
     sequential colormap shared by all panels, grey when the cluster has fewer
     than ``fairness_threshold`` samples (not evaluated, as in the estimator).
@@ -284,12 +188,16 @@ class FairDendrogramDisplay:
             X = X / estimator.distance_scale_  # the estimator's distance units
         threshold = estimator.fairness_threshold_
         shares = estimator.group_proportions_
-        sizes_tree = estimator.linkage_matrix_
-        heights = merge_heights(
-            sizes_tree, X, estimator.similarity, max_dense_entries=estimator.max_dense_entries
+        Z_fair, nodes = estimator.tree_.to_linkage(heights="distance", return_nodes=True)
+        fair, perm = _by_size(Z_fair, Z_fair[:, 2])
+        deviation = _deviations(estimator.tree_, codes, threshold, shares)[nodes]
+        check_dense_budget(
+            n * (n - 1) // 2,
+            estimator.max_dense_entries,
+            f"The condensed distance matrix of the average-linkage tree (n_samples = {n})",
+            "Plot a subsample (skpapers.datasets.stratified_subsample) or raise the "
+            "estimator's max_dense_entries if the memory is there.",
         )
-        fair, perm = _by_size(sizes_tree, heights)
-        deviation = _deviations(sizes_tree, codes, threshold, shares)[_chain_tops(sizes_tree)]
         d, smax = condensed_distance(X, estimator.similarity, return_max=True)
         Z = base_linkage(d, "average")  # consumes d
         average_cost = average_linkage_cost(Z, smax)
@@ -299,7 +207,7 @@ class FairDendrogramDisplay:
         if compare:
             average, perm = _by_size(Z, Z[:, 2])
             linkages.append(average)
-            deviations.append(_deviations(Z, codes, threshold, shares)[perm])
+            deviations.append(_deviations(Z, codes, threshold, shares)[n:][perm])
             cost_ratios.append(1.0)
             names.append("Average linkage")
         display = cls(

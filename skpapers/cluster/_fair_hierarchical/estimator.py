@@ -107,16 +107,22 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         ``depth``, ``root``; leaves are nodes ``0 .. n - 1`` in sample order.
         Methods ``cut(n_clusters=None, depth=None)`` and ``to_linkage()``.
     linkage_matrix_ : ndarray of shape (n_samples - 1, 4)
-        Binarised scipy linkage of ``tree_`` (height = cluster size, monotone).
+        Binarised scipy linkage of ``tree_``: ``[a, b, height, size]``, the
+        height of a merge being its node's merge distance (see Notes), so
+        that ``scipy.cluster.hierarchy.dendrogram`` draws the structure.
+        (In version 0.1 the heights were cluster sizes;
+        ``tree_.to_linkage()`` still gives that matrix, and ``merge_sizes_``
+        those sizes.)
     children_ : ndarray of shape (n_samples - 1, 2)
         The merges of ``linkage_matrix_``, as in AgglomerativeClustering.
-    merge_sizes_ : ndarray of shape (n_samples - 1,)
-        Height of every merge of ``linkage_matrix_`` (``[:, 2]``): the size of
-        the k-ary cluster the merge belongs to, not a distance.
     distances_ : ndarray of shape (n_samples - 1,)
-        Deprecated alias of ``merge_sizes_`` (it never held distances, unlike
-        ``AgglomerativeClustering.distances_``); reading it emits a
-        FutureWarning. It will be removed in the next release.
+        Merge distance of every row of ``linkage_matrix_`` (``[:, 2]``), as
+        ``AgglomerativeClustering.distances_``. It held cluster sizes in
+        version 0.1 (now ``merge_sizes_``); reading it emits a FutureWarning
+        saying so (to be removed in a later release).
+    merge_sizes_ : ndarray of shape (n_samples - 1,)
+        Size of the k-ary cluster every row of ``linkage_matrix_`` belongs to
+        (a node of m children is written as m - 1 rows).
     labels_ : ndarray of shape (n_samples,)
         Flat cluster labels ``0 .. n_clusters_ - 1``.
     cost_ : float
@@ -222,7 +228,13 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
 
     ``linkage_matrix_`` is a view for scipy tools: a node with m > 2 children
     becomes a chain of m - 1 merges at the same height; ``cost_`` and the
-    fairness numbers are computed on ``tree_``.
+    fairness numbers are computed on ``tree_``. A node's height is the mean
+    distance ``max(S) - S`` (the base linkage's distance) between samples in
+    different children, raised to the largest height below it so that heights
+    are monotone. For a vanilla average-linkage tree these are the base
+    linkage's own merge distances; in the fair tree they show how far apart
+    the clusters a node joins are (the cost of the sweep that computes
+    ``cost_``, no extra memory).
 
     Units: the papers compute ``1 / (1 + ||x_i - x_j||)`` on the raw
     features, so their trees change with the units of the data (on Adult, the
@@ -352,25 +364,25 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
         self.groups_ = result.groups
         self.group_proportions_ = result.group_proportions
         self.n_leaves_ = n
-        self.linkage_matrix_ = self.tree_.to_linkage()
+        self.linkage_matrix_, nodes = self.tree_.to_linkage(heights="distance", return_nodes=True)
         self.children_ = self.linkage_matrix_[:, :2].astype(np.intp)
-        self.merge_sizes_ = self.linkage_matrix_[:, 2].copy()
+        self.merge_sizes_ = self.tree_.size[nodes].astype(np.float64)
         self.labels_ = self.tree_.cut(n_clusters=self.n_clusters)
         self.n_clusters_ = int(self.labels_.max()) + 1
         return self
 
     @property
     def distances_(self):
-        """Deprecated alias of ``merge_sizes_`` (cluster sizes, not distances)."""
+        """Merge distances, ``linkage_matrix_[:, 2]`` (cluster sizes in version 0.1)."""
         warnings.warn(
-            "FairHierarchicalClustering.distances_ is deprecated and will be removed "
-            "in the next release: it holds cluster sizes (the merge heights of "
-            "linkage_matrix_), not merge distances as in AgglomerativeClustering. "
-            "Use merge_sizes_.",
+            "FairHierarchicalClustering.distances_ now holds merge distances "
+            "(linkage_matrix_[:, 2]), as AgglomerativeClustering.distances_; in "
+            "version 0.1 it held cluster sizes, which are now merge_sizes_. This "
+            "warning will be removed in a later release.",
             FutureWarning,
             stacklevel=2,
         )
-        return self.merge_sizes_
+        return self.linkage_matrix_[:, 2]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

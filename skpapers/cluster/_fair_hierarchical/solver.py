@@ -34,11 +34,13 @@ from skpapers.cluster._fair_hierarchical.tree_operators import (
 from skpapers.exceptions import SensitiveFeaturesWarning
 from skpapers.utils._hierarchy import (
     as_hierarchy,
-    cost_from_rows,
+    cost_from_weights,
     encode_groups,
     fairness_from_counts,
     fairness_threshold,
     format_label,
+    merge_distances,
+    node_weights,
 )
 from skpapers.utils._memory import check_dense_budget
 from skpapers.utils._numerics import unit_exponent
@@ -212,8 +214,10 @@ def _base_tree(X, n, linkage, similarity, max_dense_entries):
         d, smax = condensed_distance(X, similarity, return_max=True)
         Z = base_linkage(d, linkage)
         del d
-        cost = average_linkage_cost(Z, smax) if linkage == "average" else None
-        return as_hierarchy(Z), cost
+        if linkage == "average":  # heights and cost from the merge distances
+            height = np.concatenate([np.zeros(n), Z[:, 2]])
+            return as_hierarchy(Z), average_linkage_cost(Z, smax), height
+        return as_hierarchy(Z), None, None
     Z = np.array(linkage, dtype=np.float64)
     if Z.ndim != 2 or Z.shape != (n - 1, 4):
         raise ValueError(
@@ -223,12 +227,15 @@ def _base_tree(X, n, linkage, similarity, max_dense_entries):
         is_valid_linkage(Z, throw=True, name="linkage")
     except (TypeError, ValueError) as exc:
         raise ValueError(f"Invalid linkage matrix: {exc}") from exc
-    return as_hierarchy(Z), None
+    return as_hierarchy(Z), None, None
 
 
 @validate_params(
-    {"X": ["array-like", "sparse matrix"], "sensitive_features": ["array-like", None],
-     **PARAMETER_CONSTRAINTS},
+    {
+        "X": ["array-like", "sparse matrix"],
+        "sensitive_features": ["array-like", None],
+        **PARAMETER_CONSTRAINTS,
+    },
     prefer_skip_nested_validation=True,
 )
 def fair_hierarchical_tree(
@@ -309,7 +316,9 @@ def fair_hierarchical_tree(
     Returns
     -------
     tree : HierarchyTree
-        The k-ary fair hierarchy; leaves are nodes ``0 .. n - 1`` in sample order.
+        The k-ary fair hierarchy; leaves are nodes ``0 .. n - 1`` in sample
+        order. Its ``height`` holds every node's merge distance (the mean
+        distance ``max(S) - S`` between its children, made monotone).
     result : FairHierarchyResult
         Costs, epsilon, the fairness threshold and the fairness measured on
         ``tree``.
@@ -370,12 +379,12 @@ def fair_hierarchical_tree(
             )
 
     progress.stage(f"base tree ({linkage if isinstance(linkage, str) else 'given'} linkage)")
-    base, base_cost = _base_tree(X, n, linkage, similarity, max_dense_entries)
+    base, base_cost, base_height = _base_tree(X, n, linkage, similarity, max_dense_entries)
     rows = similarity_rows(X, similarity)
-    if base_cost is None:  # average linkage gives it from the merge heights
-        progress.stage("cost of the base tree")
-        base_cost = cost_from_rows(base, rows)
     if n_groups >= 2:
+        if base_cost is None:  # average linkage gives it from the merge heights
+            progress.stage("cost of the base tree")
+            base_cost = cost_from_weights(base, node_weights(base, rows)[0])
         progress.stage(f"fairness passes ({method}, {n_groups} groups)")
         rng = None if random_state is None else check_random_state(random_state)
         gen = None if rng is None else np.random.default_rng(rng.randint(2**31 - 1))
@@ -398,10 +407,17 @@ def fair_hierarchical_tree(
             refine_rebalance_tree(work, eps)
             fair_hc(work, h, k, progress=progress)
         tree = work.to_hierarchy()
-        progress.stage("cost of the fair tree")
-        cost = cost_from_rows(tree, rows)
+        progress.stage("cost and merge distances of the fair tree")
+        inside, smax = node_weights(tree, rows)
+        cost = cost_from_weights(tree, inside)
+        tree.height = merge_distances(tree, inside, smax)
     else:
-        tree = WorkTree(base, codes, 1).to_hierarchy()
+        tree = WorkTree(base, codes, 1).to_hierarchy(height=base_height)
+        if base_height is None:  # one sweep gives the cost and the merge distances
+            progress.stage("cost and merge distances of the base tree")
+            inside, smax = node_weights(tree, rows)
+            base_cost = cost_from_weights(tree, inside)
+            tree.height = merge_distances(tree, inside, smax)
         cost = base_cost
     # the root (all samples, at the global shares) is always measured, also when
     # the threshold exceeds n

@@ -17,7 +17,12 @@ import math
 
 import numpy as np
 
-from skpapers.utils._hierarchy import HierarchyTree, fairness_threshold, group_counts
+from skpapers.utils._hierarchy import (
+    HierarchyTree,
+    fairness_threshold,
+    group_counts,
+    monotone_heights,
+)
 
 __all__ = [
     "WorkTree",
@@ -176,8 +181,12 @@ class WorkTree:
         return min(kids, key=lambda c: (sz[c], c))
 
     # -- output -------------------------------------------------------------
-    def to_hierarchy(self):
-        """Compact into a :class:`HierarchyTree` (internal nodes renumbered in BFS order)."""
+    def to_hierarchy(self, height=None):
+        """Compact into a :class:`HierarchyTree` (internal nodes renumbered in BFS order).
+
+        ``height``: optional per-node heights indexed by this tree's node ids
+        (a base tree's merge distances); they are made monotone.
+        """
         n = self.n_leaves
         internal = []
         queue = [self.root]
@@ -204,7 +213,10 @@ class WorkTree:
         ptr = np.zeros(n_nodes + 1, dtype=np.intp)
         np.cumsum(counts, out=ptr[1:])
         # CSR needs children grouped by parent id order: internal ids are in BFS order
-        return HierarchyTree(parent, ptr, np.asarray(flat, dtype=np.intp), self.cnt[old])
+        tree = HierarchyTree(parent, ptr, np.asarray(flat, dtype=np.intp), self.cnt[old])
+        if height is not None:
+            tree.height = monotone_heights(tree, np.asarray(height, dtype=np.float64)[old])
+        return tree
 
 
 def split_root(t, r, h, eps, max_iter):
