@@ -2,7 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Metrics for the skpapers methods: subspaces, hierarchies, low-rank transport."""
 
-from skpapers.metrics._hierarchical import cluster_fairness, dasgupta_cost
+from skpapers.metrics._hierarchical import (
+    FairHierarchyScorer,
+    cluster_fairness,
+    dasgupta_cost,
+    fair_hierarchy_score,
+)
 from skpapers.metrics._subspace import (
     principal_angle,
     refined_restoration_error,
@@ -11,9 +16,11 @@ from skpapers.metrics._subspace import (
 from skpapers.metrics._transport import class_transfer_accuracy, lowrank_ot_cost
 
 __all__ = [
+    "FairHierarchyScorer",
     "class_transfer_accuracy",
     "cluster_fairness",
     "dasgupta_cost",
+    "fair_hierarchy_score",
     "lowrank_ot_cost",
     "principal_angle",
     "refined_restoration_error",

@@ -172,8 +172,7 @@ def refined_restoration_error(X_true, X_restored, n_components):
             f"X_true and X_restored must have the same shape; got {X_true.shape} and "
             f"{X_restored.shape}."
         )
-    if not (isinstance(n_components, numbers.Integral) and 1 <= n_components
-            <= min(X_true.shape)):
+    if not (isinstance(n_components, numbers.Integral) and 1 <= n_components <= min(X_true.shape)):
         raise ValueError(
             f"n_components must be an integer in [1, {min(X_true.shape)}]; got {n_components!r}."
         )
