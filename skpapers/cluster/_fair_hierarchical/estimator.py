@@ -184,18 +184,31 @@ class FairHierarchicalClustering(ClusterMixin, DocLinkMixin, BaseEstimator):
     size stays within the range of the part assignment. Shares are counts over
     sizes, so parts of unequal size weigh by their size.
 
-    What is guaranteed, per fold (proven, and tested on random part
-    compositions and sizes): with ``D_l`` the spread (max - min) of group l's
-    share among the parts and ``rho`` the ratio of the largest to the smallest
-    part, for **two groups** every fold group's share is within
-    ``(k/h + rho - 1) D_l`` of the cluster's share, ``(k/h) D_l`` when the
-    parts have equal sizes (SplitRoot's window gives
-    ``rho <= (1 + h epsilon) / (1 - h epsilon)``). For **more than two
-    groups** no contraction factor is guaranteed: each deviation is at most
-    ``D_l``, and the largest deviation is at most that of the stride fold on
-    any one group's order; the user guide reports measured values. Per-fold
-    deviations add up over the levels of the tree, and SplitRoot may stop
-    outside its window in small clusters, where ``rho`` is larger. With
+    What is guaranteed, per fold, with ``D_l`` the spread (max - min) of
+    group l's share among the parts and ``rho`` the ratio of the largest to
+    the smallest part (tested with hypothesis on random parts that are
+    subtrees, ties broken by node id or at random):
+
+    * **two groups**: every fold group's share is within
+      ``(k/h + rho - 1) D_l`` of the cluster's share, ``(k/h) D_l`` when the
+      parts have equal sizes (SplitRoot's window gives
+      ``rho <= (1 + h epsilon) / (1 - h epsilon)``). The stride fold meets
+      these bounds; the swap search and the piece refinement only take steps
+      that lower the largest deviation, and with two groups both groups
+      deviate by the same amount.
+    * **more than two groups**: no contraction factor is guaranteed. When the
+      parts are assigned whole, each group's deviation is at most ``D_l`` (a
+      fold group's share is a weighted mean of its parts'). The piece
+      refinement can take one group beyond its ``D_l`` (pieces need not lie
+      within the parts' range) while it lowers the largest deviation over the
+      groups: after it, the largest deviation is at most the whole parts', so
+      at most ``max_l D_l``. The part assignment's largest deviation is at
+      most that of the stride fold on each group's order with the same tie
+      order (the swap search is local: a stride fold with other ties can do
+      better). The user guide reports measured values.
+
+    Per-fold deviations add up over the levels of the tree, and SplitRoot may
+    stop outside its window in small clusters, where ``rho`` is larger. With
     ``"polylog"`` these bounds describe the assignment of the parts; its
     refinement against the global shares (below) lowers the largest deviation
     from the global shares and can move a fold group away from its parent's.
