@@ -15,8 +15,8 @@ Tables:
 * T1 Two moons to eight Gaussians.
 * T4 Weighted, n != m: 1000 sources against 700 targets, random weights.
 * T8 Digits co-clustering (stratified halves of ``load_digits``, PCA 50).
-* S  Self-transport against ``KMeans(n_init=10)``: the plan cost must equal
-  twice the K-means inertia over n.
+* S  Self-transport against ``KMeans(n_init=10)``: cost (twice the K-means
+  inertia over n for a hard plan) and CPU time, ratios per seed.
 
 Run: ``python benchmarks/transport_clustering.py [--quick] [--seeds S] [--first-seed S0]
 [--only G,S]``.
@@ -24,7 +24,7 @@ Run: ``python benchmarks/transport_clustering.py [--quick] [--seeds S] [--first-
 
 import numpy as np
 import pandas as pd
-from _harness import Report, parser, seed_list, seed_span, summarise
+from _harness import Report, clocked, parser, seed_list, seed_span, summarise
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.decomposition import PCA
@@ -131,7 +131,7 @@ def table_t8(args, seeds):
                           higher_is_better=["CTA", "AMI A"]), note
 
 
-def table_s(args, seeds):
+def table_s(args, seeds, repeats=3):
     rows = []
     n = 500 if args.quick else 2000
     data = {
@@ -143,15 +143,24 @@ def table_s(args, seeds):
         for seed in seeds:
             X = make(seed)
             for K in (10, 50):
-                km = KMeans(K, n_init=10, random_state=seed).fit(X)
+                times = {"KMeans": [], "TC": []}
+                for _ in range(repeats):  # alternating, CPU seconds of this process
+                    km, _, cpu = clocked(KMeans(K, n_init=10, random_state=seed).fit, X)
+                    times["KMeans"].append(cpu)
+                    (_, _, _, res), _, cpu = clocked(
+                        transport_clustering, X, n_clusters=K, random_state=seed)
+                    times["TC"].append(cpu)
                 ref = 2 * km.inertia_ / n
-                _, _, _, res = transport_clustering(X, n_clusters=K, random_state=seed)
                 rows.append({"data": name, "K": K, "seed": seed, "method": "TC",
-                             "cost/KMeans cost": res.cost / ref})
+                             "cost/KMeans cost": res.cost / ref,
+                             "time/KMeans time": np.median(times["TC"])
+                             / np.median(times["KMeans"])})
     raw = pd.DataFrame(rows)
-    note = (f"Self-transport of n = {n} points; reference 2 x KMeans(n_init=10).inertia_ / n, "
-            f"the same cost for a hard plan Q = R; seeds {seed_span(seeds)}.")
-    return raw, summarise(raw, ["data", "K"], ["cost/KMeans cost"]), note
+    note = (f"Self-transport of n = {n} points; reference KMeans(n_init=10, random_state=seed): "
+            "cost 2 x inertia_ / n (the cost of its hard plan Q = R), time its CPU seconds "
+            f"in the same process (median of {repeats} alternating runs each); seeds "
+            f"{seed_span(seeds)}.")
+    return raw, summarise(raw, ["data", "K"], ["cost/KMeans cost", "time/KMeans time"]), note
 
 
 FUNCS = {"G": table_g, "T1": table_t1, "T4": table_t4, "T8": table_t8, "S": table_s}

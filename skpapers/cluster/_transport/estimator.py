@@ -233,7 +233,8 @@ class TransportClustering(
         The registration bijection (source i to target ``registration_[i]``),
         or None for a coupling.
     n_iter_ : int
-        GKMS iterations of the kept run.
+        GKMS iterations of the kept run; hardening sweeps in self-transport
+        with the squared Euclidean cost (solved as K-means, see Notes).
     cluster_centers_ : ndarray of shape (n_clusters, n_features) or None
         Source barycentres ``Q^T X / g`` (None for ``metric="precomputed"``).
     route_costs_ : ndarray of shape (n_clusters,)
@@ -291,6 +292,16 @@ class TransportClustering(
     (n = m = 1000) can end in a local optimum 5.9 % above the other start's
     plan. With a precomputed cost the
     K-means initialisation clusters the rows of the cost matrix.
+
+    Self-transport with the squared Euclidean cost (no ``X_target``,
+    ``init="kmeans"``, ``refine`` other than ``"none"``) is solved as the
+    K-means problem it is, without mirror descent: the cheaper of
+    ``KMeans(n_init=6)`` and a K-means with 2K clusters merged to K by Ward's
+    criterion, improved by merge-and-split swaps of its centres (each kept if
+    Lloyd iterations from it lower the cost), then hardened; ``Q_ = R_`` is
+    that hard partition and ``cost_`` twice its weighted inertia. On fresh
+    seeds its cost is within 1 % of ``KMeans(n_init=10)`` on every cell of
+    the self-transport benchmark, at 1-2 times its time.
 
     With cross-validation and m = n, scikit-learn slices every fit parameter of
     length n_samples, so ``X_target`` (and ``target_weight``) is subsampled

@@ -14,7 +14,12 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 
-from skpapers.cluster._transport.cost import G_MIN
+from skpapers.cluster._transport.cost import G_MIN, safe_div
+
+# self-transport: k-means++ restarts of the first K-means start. With the merged
+# 2K start and the swaps, 6 restarts gave the costs of 10 on 24 development seeds
+# (two moons, Gaussian clouds in d = 2 and 50, K = 10 and 50) in about 0.6 of the time
+_N_INIT_KMEANS = 6
 
 
 def _gradient(cost, Q, g):
@@ -166,3 +171,107 @@ def _assign_by_gradient(cost, sample_cost, Q, *, block=1 << 15):
         G -= quad
         labels[sl] = np.argmin(G, axis=1)
     return labels
+
+
+
+def _ward_merge(centers, masses, n_clusters):
+    """Labels merging weighted centres into ``n_clusters`` groups by Ward's criterion.
+
+    Greedy agglomeration: merging groups i and j raises the K-means cost by
+    ``D_ij = g_i g_j / (g_i + g_j) ||mu_i - mu_j||^2``; the cheapest merge is
+    made and the merged group's row of ``D`` updated by the Lance-Williams
+    formula, until ``n_clusters`` groups remain (O(L^2) per merge, L centres).
+    """
+    g = np.asarray(masses, dtype=np.float64).copy()
+    diff = centers[:, None, :] - centers[None, :, :]
+    gg = g[:, None] + g[None, :]
+    D = np.divide(np.outer(g, g), gg, out=np.zeros_like(gg), where=gg > 0)
+    D *= np.einsum("ijk,ijk->ij", diff, diff)
+    np.fill_diagonal(D, np.inf)
+    groups = np.arange(g.shape[0])
+    for _ in range(g.shape[0] - n_clusters):
+        i, j = np.unravel_index(np.argmin(D), D.shape)
+        live = np.isfinite(D[i]) & np.isfinite(D[j])  # the other groups still there
+        gl, total = g[live], g[live] + g[i] + g[j]
+        merged = (gl + g[i]) * D[i, live] + (gl + g[j]) * D[j, live] - gl * D[i, j]
+        row = np.full_like(g, np.inf)
+        row[live] = np.divide(merged, total, out=np.zeros_like(total), where=total > 0)
+        D[i, :] = D[:, i] = row
+        D[i, i] = np.inf
+        D[j, :] = D[:, j] = np.inf
+        g[i] += g[j]
+        groups[groups == j] = i
+    return np.unique(groups, return_inverse=True)[1]
+
+
+def _swap_centres(X, a, km, *, max_swaps=20):
+    """Improve a K-means solution by merge-and-split swaps of its centres.
+
+    Each swap merges the two clusters whose merge raises the cost least
+    (Ward's criterion), splits the cluster of largest within-cluster cost
+    along its principal axis (two centres at ``mu +- sqrt(2 lambda / pi) v``,
+    the means of the halves of a Gaussian) and runs Lloyd iterations from the
+    new centres; it is kept if the cost drops, otherwise the search stops. The
+    swap moves a centre across the data, out of the local optima where one
+    group holds two centres and another centre spans two groups. Returns the
+    fitted ``KMeans`` of the cheapest solution.
+    """
+    K = km.cluster_centers_.shape[0]
+    if K < 3:
+        return km
+    for _ in range(max_swaps):
+        mu, labels = km.cluster_centers_, km.labels_
+        g = np.bincount(labels, weights=a, minlength=K)
+        diff = mu[:, None, :] - mu[None, :, :]
+        gg = g[:, None] + g[None, :]
+        D = np.divide(np.outer(g, g), gg, out=np.zeros_like(gg), where=gg > 0)
+        D *= np.einsum("ijk,ijk->ij", diff, diff)
+        np.fill_diagonal(D, np.inf)
+        i, j = np.unravel_index(np.argmin(D), D.shape)
+        resid = X - mu[labels]
+        within = np.bincount(labels, weights=a * np.einsum("ij,ij->i", resid, resid), minlength=K)
+        within[[i, j]] = -np.inf
+        k = int(np.argmax(within))
+        if within[k] <= 0:
+            return km
+        members = labels == k
+        scaled = np.sqrt(a[members])[:, None] * resid[members]
+        _, sv, vt = np.linalg.svd(scaled, full_matrices=False)
+        half = np.sqrt(2.0 / np.pi * sv[0] ** 2 / g[k]) * vt[0]
+        merged = (g[i] * mu[i] + g[j] * mu[j]) / gg[i, j] if gg[i, j] > 0 else mu[i]
+        others = np.delete(mu, [i, j, k], axis=0)
+        init = np.vstack([others, merged, mu[k] - half, mu[k] + half])
+        trial = KMeans(K, init=init, n_init=1).fit(X, sample_weight=a)
+        if not trial.inertia_ < km.inertia_ * (1 - 1e-12):
+            return km
+        km = trial
+    return km
+
+
+def _kmeans_start(X, a, n_clusters, rng):
+    """Return the labels of a K-means partition of ``X`` (weights ``a``) to harden.
+
+    The cheaper of ``KMeans(n_init=6)`` and (when ``2 K <= n``) ``KMeans``
+    with ``2 K`` clusters whose centres are merged to K by Ward's criterion
+    and refined by Lloyd iterations, then improved by :func:`_swap_centres`:
+    the merged start and the swaps escape the local optima where k-means++
+    seeding leaves two centres in one group and one centre over two groups.
+    """
+    seeds = rng.randint(np.iinfo(np.int32).max, size=2)
+    with warnings.catch_warnings():
+        # duplicated points give fewer distinct clusters than requested
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        best = KMeans(n_clusters, n_init=_N_INIT_KMEANS, random_state=seeds[0])
+        best.fit(X, sample_weight=a)
+        if 2 * n_clusters <= X.shape[0] and n_clusters > 1:
+            fine = KMeans(2 * n_clusters, n_init=1, random_state=seeds[1])
+            fine.fit(X, sample_weight=a)
+            masses = np.bincount(fine.labels_, weights=a, minlength=2 * n_clusters)
+            merged = _ward_merge(fine.cluster_centers_, masses, n_clusters)
+            sums = np.zeros((n_clusters, X.shape[1]))
+            np.add.at(sums, merged, masses[:, None] * fine.cluster_centers_)
+            centres = safe_div(sums, np.bincount(merged, weights=masses, minlength=n_clusters))
+            other = KMeans(n_clusters, init=centres, n_init=1).fit(X, sample_weight=a)
+            best = other if other.inertia_ < best.inertia_ else best
+        best = _swap_centres(X, a, best)
+    return best.labels_

@@ -45,9 +45,10 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100, progress=None):
     Every point gets the exact change of ``F`` for moving it to every other
     cluster; all improving moves are applied at once, and if ``F`` does not
     decrease, only the best half of them, and so on. A factored cost
-    ``(A, B)`` costs one (n, 2p) x (2p, K) product per sweep (float32 with
-    float64 rescoring near a move when the masses are equal; moves scored in
-    row blocks of bounded memory; cluster sums updated from the movers).
+    ``(A, B)`` costs one (n, 2p) x (2p, K) product per sweep (with equal
+    masses: float32 with float64 rescoring near a move, and only the columns
+    of the clusters the last moves changed; otherwise float64 in row blocks
+    of bounded memory; cluster sums updated from the movers).
     ``progress`` reports every sweep at ``verbose >= 2``.
     """
     if isinstance(cost, tuple):
@@ -209,10 +210,12 @@ class _UniformScorer:
     ``z_i = (A_i, B_i, c_i, 1)``, ``E_ik = z_i . into_k``, and so is the decrease
     for removing it from its cluster, ``own_i = z_i . out_{label_i}`` (rows of
     :meth:`_FactoredState.coefficients`). Both are computed in float32 as
-    ``z_i . (row - mean)``, with ``mean`` the mean row of ``into`` (it cancels
-    in ``E - own``): one (rows, 2p + 2) x (2p + 2, K) product per row block and
-    one dot product per point. The float32 value of ``E_ik - own_i`` errs by at
-    most ``sum_j |z_ij| slack_j``, ``slack = (m + 3) u (max_k |into_k - mean| +
+    ``z_i . (row - mean)``, with ``mean`` the mean row of the first ``into``
+    (it cancels in ``E - own``), and kept between sweeps: after a sweep only
+    the columns of ``E`` of the clusters whose rows changed are recomputed
+    (one (n, 2p + 2) x (2p + 2, changed) product), and ``own`` for their
+    points. The float32 value of ``E_ik - own_i`` errs by at most
+    ``sum_j |z_ij| slack_j``, ``slack = (m + 3) u (max_k |into_k - mean| +
     max_k |out_k - mean|)`` (the classical bound for m-term dot products of
     rounded factors, u = 2**-24), so only the points whose best move might
     lower ``F`` within that bound are rescored in float64: the moves are
@@ -220,29 +223,53 @@ class _UniformScorer:
     """
 
     def __init__(self, state, c, z32, z_max):
-        self.state, self.c, self.z32 = state, c, z32
-        self.into, self.out = state.coefficients(float(state.w[0]))
+        self.c, self.z32, self.z_max = c, z32, z_max
         self.p = state.A.shape[1]
-        mean = self.into.mean(axis=0)
-        into, out = self.into - mean, self.out - mean
+        self.state = None
+        self.update(state)
+
+    def update(self, state):
+        """Score the partition of ``state``, recomputing only what its moves changed."""
+        into, out = state.coefficients(float(state.w[0]))
+        if self.state is None:
+            self.mean = into.mean(axis=0)
+            changed = np.arange(into.shape[0])
+            points = np.arange(state.labels.shape[0])
+        else:
+            changed = np.flatnonzero(
+                np.any(into != self.into, axis=1) | np.any(out != self.out, axis=1)
+            )
+            points = np.flatnonzero(
+                np.isin(state.labels, changed) | (state.labels != self.state.labels)
+            )
+        self.state, self.into, self.out = state, into, out
+        into, out = into - self.mean, out - self.mean
         self.into32, self.out32 = into.astype(np.float32), out.astype(np.float32)
+        if changed.size == into.shape[0]:
+            self.E = self.z32 @ self.into32.T
+            self.own = np.empty(state.labels.shape[0])
+        elif changed.size:
+            self.E[:, changed] = self.z32 @ self.into32[changed].T
+        self.own[points] = np.einsum(
+            "ij,ij->i", self.z32[points], self.out32[state.labels[points]], dtype=np.float64
+        )
         m = into.shape[1]
         self.slack = (m + 3) * 2.0**-24 * 1.01 * (
             np.max(np.abs(into), axis=0) + np.max(np.abs(out), axis=0)
         )
-        self.largest_bound = float(z_max @ self.slack)  # of every point's bound
+        self.largest_bound = float(self.z_max @ self.slack)  # of every point's bound
 
     def __call__(self, sl):
         """Best other cluster of the points ``sl`` (a slice) and the change of ``F``."""
         st, p, c = self.state, self.p, self.c
         labels = st.labels[sl]
-        z32 = self.z32[sl]
-        E = z32 @ self.into32.T
+        z32, E = self.z32[sl], self.E[sl]
         rows = np.arange(E.shape[0])
-        own = np.einsum("ij,ij->i", z32, self.out32[labels], dtype=np.float64)
+        kept = E[rows, labels]
         E[rows, labels] = np.inf
         best = np.argmin(E, axis=1)
-        gain = E[rows, best] - own
+        gain = E[rows, best] - self.own[sl]
+        E[rows, labels] = kept
         # the points whose gain might be negative: first by the largest bound
         near = np.flatnonzero(gain < self.largest_bound)
         near = near[gain[near] < np.abs(z32[near]) @ self.slack.astype(np.float32)]
@@ -264,9 +291,11 @@ def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 
                      progress=None):
     """Hartigan sweeps on a factored cost (see :func:`_harden`).
 
-    With equal masses every sweep costs one float32 (n, 2p) x (2p, K) product
-    plus float64 rescoring of the few points near a move (``_UniformScorer``);
-    otherwise a float64 product. Cluster sums are updated from the movers.
+    With equal masses the first sweep costs one float32 (n, 2p) x (2p, K)
+    product, the next ones only the columns of the clusters that changed, plus
+    float64 rescoring of the few points near a move (``_UniformScorer``);
+    otherwise every sweep is a float64 product. Cluster sums are updated from
+    the movers.
     """
     A, B = cost
     c = np.einsum("ij,ij->i", A, B)
@@ -279,8 +308,10 @@ def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 
     state = _FactoredState(A, B, w, np.asarray(labels).copy(), n_clusters)
     best = np.zeros(n, dtype=np.intp)
     gain = np.empty(n)
+    scorer = _UniformScorer(state, c, z32, z_max) if uniform else None
     for sweep in range(1, max_sweeps + 1):
-        scorer = _UniformScorer(state, c, z32, z_max) if uniform else None
+        if uniform and scorer.state is not state:
+            scorer.update(state)
         for start in range(0, n, block):
             sl = slice(start, min(start + block, n))
             if uniform:

@@ -25,6 +25,7 @@ from skpapers.cluster._transport.generalized_kmeans import (
     _assign_by_gradient,
     _gkms,
     _init_log_q,
+    _kmeans_start,
 )
 from skpapers.cluster._transport.polish import _harden, _polish, _polish_weighted
 from skpapers.cluster._transport.registration import (
@@ -113,10 +114,12 @@ class TransportClusteringResult:
         The registration used: ``"identity"``, ``"exact"``, ``"sinkhorn"`` or
         ``"hierarchical"`` (``"auto"`` resolved).
     n_iter : int
-        Generalized K-means iterations of the kept run.
+        Generalized K-means iterations of the kept run; in self-transport with
+        the squared Euclidean cost (solved as K-means), its hardening sweeps.
     gkms_cost : float
-        Cost of the kept run's plan straight out of generalized K-means, before
-        hardening and polishing.
+        Cost of the kept run's plan straight out of generalized K-means (the
+        K-means partition in that self-transport case), before hardening and
+        polishing.
     route_costs : ndarray of shape (n_clusters,)
         Each co-cluster's share ``Q[:, k]^T C R[:, k] / g_k`` of ``cost``, in the
         user's units.
@@ -315,6 +318,26 @@ def _cluster_one_side(
     return candidates, n_iter
 
 
+def _self_transport_run(X, cost, cost_n, a, n_clusters, rng, progress=None):
+    """Self-transport with the squared Euclidean cost, solved as the K-means problem it is.
+
+    A hard plan ``Q = R`` costs twice the weighted K-means inertia: the
+    partition of :func:`_kmeans_start` is hardened (Hartigan moves, which
+    lower the inertia further). Returns ``(value, Q, R, g, n_sweeps,
+    start_value)``: the hardening sweeps and the K-means partition's cost.
+    """
+    n = a.shape[0]
+    start = _kmeans_start(X, a, n_clusters, rng)
+    labels, n_sweeps = _harden(cost_n, start, a, n_clusters, progress=progress)
+    values = []
+    for lab in (start, labels):
+        Q = np.zeros((n, n_clusters))
+        Q[np.arange(n), lab] = a
+        g = np.maximum(Q.sum(axis=0), G_MIN)
+        values.append(lowrank_cost(cost, Q, Q, g))
+    return values[1], Q, Q, g, n_sweeps, values[0]
+
+
 def _polish_run(run, cost, cost_n, a, b, uniform, n_clusters, max_dense_entries):
     """Polish the plan of one run at fixed co-cluster masses (see :func:`_polish`).
 
@@ -426,7 +449,9 @@ def transport_clustering(
         assignment into a partition improved by single-point moves until none
         lowers the cost; ``"polish"`` then also updates both factors in turn at
         fixed co-cluster masses (exact marginals); ``"none"`` keeps the
-        mirror-descent plan as in the paper.
+        mirror-descent plan as in the paper. Self-transport with the squared
+        Euclidean cost and ``init="kmeans"`` (other than ``"none"``) is solved
+        as K-means: a K-means partition, hardened.
     sample_weight : array-like of shape (n_samples,), default=None
         Nonnegative source masses (normalised; uniform if None).
     target_weight : array-like of shape (n_targets,), default=None
@@ -550,7 +575,19 @@ def transport_clustering(
     if n_init == "auto":
         n_init = _N_INIT_DENSE if C is not None else 1
     best = None
+    # self-transport with the squared Euclidean cost is K-means
+    kmeans = self_transport and metric == "sqeuclidean" and refine != "none"
+    kmeans = kmeans and isinstance(init, str) and init == "kmeans"
     for seed in rng.randint(np.iinfo(np.int32).max, size=n_init):
+        if kmeans:
+            run = _self_transport_run(
+                X, cost, cost_n, a, n_clusters, np.random.RandomState(seed), progress
+            )
+            shown = _in_user_units(run[0], exponent, degree)
+            progress.stage(f"K-means and hardening done (cost {shown})")
+            if best is None or run[0] < best[0]:
+                best = run
+            continue
         run = None
         for direction, Z in sides:
             candidates, n_iter = _cluster_one_side(
