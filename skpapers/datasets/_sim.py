@@ -13,6 +13,7 @@ from skpapers.utils._memory import GENERATED_MAX_ENTRIES, check_generated_size
 _ATTACKS = (
     "labels", "hijack", "gradient", "leverage", "mimic", "random",
     "saturate", "cluster", "spread_hijack", "subclip", "second_index",
+    "point_mass", "mixed",
 )
 
 
@@ -73,6 +74,15 @@ def make_contaminated_sim(
       Huber clip, and the shifts pull the fit towards u);
     - "second_index": x kept, ``y = f(1.5 <u, x>) + noise`` (a second
       single-index model planted in the corrupted rows);
+    - "point_mass": x kept except ``<u, x> = 1.5`` on every corrupted row (a
+      point mass of the projection on u, inside the bulk), ``y = f(<coef, x>)
+      + delta`` with ``delta`` as in "subclip" (residuals under a Huber clip,
+      all of one sign: the rows pull the fit towards u);
+    - "mixed": a third of the corrupted rows ``x = g + a u``, ``a ~ 1.5 N(0,
+      1)``, ``y = f(<coef + 0.7 u, x>) + noise``; a third the same along a
+      second unit ``u2`` orthogonal to ``coef`` and ``u``; the rest keep x and
+      have their label flipped, ``y = -f(<coef, x>) + noise`` (two mild spreads
+      with tilted responses, plus label flips);
     - None: no corruption.
 
     With ``condition_number > 1`` the rows are ``x = Sigma^(1/2) z`` for ``z``
@@ -98,8 +108,8 @@ def make_contaminated_sim(
     contamination : float in [0, 0.5), default=0.1
         Fraction of corrupted rows.
     attack : {"labels", "hijack", "gradient", "leverage", "mimic", "random", \
-            "saturate", "cluster", "spread_hijack", "subclip", "second_index"} \
-            or None, default="hijack"
+            "saturate", "cluster", "spread_hijack", "subclip", "second_index", \
+            "point_mass", "mixed"} or None, default="hijack"
         The corruption.
     random_state : int, RandomState instance or None, default=None
         Seed.
@@ -217,9 +227,23 @@ def _corrupt(X, y, idx, attack, f, coef, u, zeta, rng):
         a = 3.0 * rng.standard_normal(k)
         X[idx] = a[:, None] * u + g
         y[idx] = f(2.0 * a)
-    elif attack == "subclip":
+    elif attack in ("subclip", "point_mass"):
         noise = zeta[clean] if clean.any() else zeta
         delta = 1.2 * 1.4826 * np.median(np.abs(noise - np.median(noise)))
-        y[idx] = f(X[idx] @ coef) + delta * np.sign(X[idx] @ u)
+        if attack == "point_mass":
+            X[idx] += (1.5 - X[idx] @ u)[:, None] * u
+            y[idx] = f(X[idx] @ coef) + delta
+        else:
+            y[idx] = f(X[idx] @ coef) + delta * np.sign(X[idx] @ u)
+    elif attack == "mixed":
+        u2 = rng.standard_normal(X.shape[1])
+        u2 -= (u2 @ coef) * coef + (u2 @ u) * u
+        u2 /= np.linalg.norm(u2)
+        thirds = np.array_split(idx, 3)
+        for part, v in zip(thirds[:2], (u, u2), strict=True):
+            a = 1.5 * rng.standard_normal(part.shape[0])
+            X[part] = g[: part.shape[0]] + a[:, None] * v
+            y[part] = f(X[part] @ (coef + 0.7 * v)) + zeta[part]
+        y[thirds[2]] = -f(X[thirds[2]] @ coef) + zeta[thirds[2]]
     else:  # "second_index"
         y[idx] = f(1.5 * (X[idx] @ u)) + zeta[idx]
