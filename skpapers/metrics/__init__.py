@@ -1,6 +1,6 @@
 # Authors: The skpapers developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""Metrics for the skpapers methods: subspaces, hierarchies, low-rank transport."""
+"""Metrics for the skpapers methods: subspaces, hierarchies, low-rank transport, robust R^2."""
 
 from skpapers.metrics._hierarchical import (
     FairHierarchyScorer,
@@ -8,6 +8,7 @@ from skpapers.metrics._hierarchical import (
     dasgupta_cost,
     fair_hierarchy_score,
 )
+from skpapers.metrics._regression import trimmed_r2_score, trimmed_r2_scorer
 from skpapers.metrics._subspace import (
     principal_angle,
     refined_restoration_error,
@@ -25,4 +26,6 @@ __all__ = [
     "principal_angle",
     "refined_restoration_error",
     "relative_restoration_error",
+    "trimmed_r2_score",
+    "trimmed_r2_scorer",
 ]

@@ -50,6 +50,12 @@ PER_ESTIMATOR_XFAIL_CHECKS = {
             "check's standardised linear data: the best least-squares GeLU SIM (L-BFGS, "
             "40 starts) has R^2 = 0.464 < 0.5 there; link='identity' reaches 0.80."
         ),
+        "check_sample_weight_equivalence_on_dense_data": (
+            "frequency weights are fitted by repeating rows, which passes the check at the "
+            "default aggregator; the second test instance uses aggregator="
+            "'median_of_means', whose random blocks are drawn by row position, so the "
+            "check's shuffled weighted rows fall into other blocks than its repeated ones"
+        ),
     },
 }
 

@@ -6,13 +6,52 @@ A link is resolved once per fit into a :class:`Link` (``f``, ``df``, ``is_even``
 ``name``).
 """
 
+import inspect
+import sys
 import warnings
+import weakref
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 from scipy.special import expit, ndtr
 
 SQRT_2PI = np.sqrt(2.0 * np.pi)
+
+
+# links already warned about (a function, or the class of a callable object: clones
+# of an estimator deep-copy such objects, one per cross-validation fold)
+_WARNED = weakref.WeakSet()
+_LIBRARIES = ("sklearn", "joblib", __name__.split(".")[0])
+
+
+def _user_stacklevel():
+    """``stacklevel`` of the innermost caller outside skpapers, scikit-learn and joblib."""
+    dirs = tuple(
+        str(Path(sys.modules[name].__file__).parent)
+        for name in _LIBRARIES
+        if getattr(sys.modules.get(name), "__file__", None)
+    )
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(dirs):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _warn_once_no_derivative(link):
+    key = link if inspect.isroutine(link) or isinstance(link, np.ufunc) else type(link)
+    try:
+        if key in _WARNED:
+            return
+        _WARNED.add(key)
+    except TypeError:  # not weakly referenceable: warn every time
+        pass
+    warnings.warn(
+        "The link has no derivative; using central differences. Pass (f, fprime) or "
+        "give the callable a 'derivative' attribute. (Warned once per link.)",
+        UserWarning,
+        stacklevel=_user_stacklevel(),
+    )
 
 
 def _phi(z):
@@ -210,12 +249,7 @@ def resolve_link(link):
         f = link
         df = getattr(link, "derivative", None)
         if df is None:
-            warnings.warn(
-                "The link has no derivative; using central differences. Pass "
-                "(f, fprime) or give the callable a 'derivative' attribute.",
-                UserWarning,
-                stacklevel=3,
-            )
+            _warn_once_no_derivative(link)
             df = _CentralDifference(f)
         elif not callable(df):
             raise ValueError("The link's 'derivative' attribute must be callable.")

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from skpapers.linear_model._single_index.robust_statistics import trimmed_mse
 from skpapers.linear_model._single_index.solver import (
@@ -14,10 +14,38 @@ from skpapers.linear_model._single_index.solver import (
     robust_single_index,
 )
 from skpapers.utils._dask import compute, is_dask_collection, map_rows, weighted_select
+from skpapers.utils._memory import GENERATED_MAX_ENTRIES, check_dense_budget
 from skpapers.utils._repr import DocLinkMixin
 from skpapers.utils._sklearn import _fit_context
 
 __all__ = ["RobustSingleIndexRegressor"]
+
+
+def _repeat_rows(X, y, sample_weight):
+    """Rows of (X, y) repeated by their integer frequency weights."""
+    weight = _check_sample_weight(
+        sample_weight, X, dtype=np.float64, ensure_non_negative=True
+    )
+    counts = np.rint(weight)
+    bad = np.flatnonzero(counts != weight)
+    if bad.size:
+        raise ValueError(
+            "sample_weight must hold non-negative integers (frequency weights: a "
+            f"weight k counts its row k times); got {float(weight[bad[0]])!r} at row "
+            f"{int(bad[0])}. Round the weights, or scale them to integers."
+        )
+    counts = counts.astype(np.intp)
+    total = int(counts.sum())
+    check_dense_budget(
+        total * X.shape[1], GENERATED_MAX_ENTRIES, f"the {total} x {X.shape[1]} repeated rows",
+        "Frequency weights are fitted by repeating rows: divide them by a common factor.",
+    )
+    if total < 2:
+        raise ValueError(
+            "sample_weight leaves fewer than 2 rows (weights sum to "
+            f"{total}); at least 2 are needed."
+        )
+    return np.repeat(X, counts, axis=0), np.repeat(y, counts)
 
 
 class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
@@ -250,7 +278,7 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         self.verbose = verbose
 
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the robust single-index model.
 
         Parameters
@@ -259,6 +287,12 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
             Training covariates (dense).
         y : array-like of shape (n_samples,)
             Responses.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Frequency weights: non-negative integers, a weight ``k`` counting
+            its row ``k`` times (0 leaves the row out). The fit is that on the
+            rows repeated by their weights. Fractional weights raise a
+            ``ValueError``: trimming counts rows, and a row's share of a trimmed
+            fraction has no meaning for a fraction of a row.
 
         Returns
         -------
@@ -268,6 +302,8 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         X, y = validate_data(
             self, X, y, y_numeric=True, dtype=[np.float64, np.float32], ensure_min_samples=2
         )
+        if sample_weight is not None:
+            X, y = _repeat_rows(X, y, sample_weight)
         coef, intercept, result = robust_single_index(X, y, **self.get_params())
         self.coef_ = coef
         self.intercept_ = intercept
