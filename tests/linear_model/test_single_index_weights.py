@@ -111,3 +111,26 @@ def test_missing_derivative_warned_once_at_the_users_call():
     assert len(mine) == 1
     assert mine[0].filename == __file__
 
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("attack", ["labels", "hijack"])
+def test_contradicted_contamination_warns_and_refits_as_auto(attack):
+    # fresh seeds: 20 % corrupted rows and contamination=0.05
+    for seed in (310, 311):
+        X, y, coef, _ = make_contaminated_sim(
+            3000, 10, "gelu", (2.5, 0.5), 0.2, attack, random_state=seed
+        )
+        with pytest.warns(UserWarning, match=r"contamination=0.05 is contradicted.*Refitting"):
+            est = RobustSingleIndexRegressor(contamination=0.05, random_state=seed).fit(X, y)
+        auto = RobustSingleIndexRegressor(random_state=seed).fit(X, y)
+        assert_allclose(est.coef_, auto.coef_)
+        assert 0.15 <= est.contamination_ <= 0.3
+        assert np.linalg.norm(est.coef_ - coef) < 0.08
+        # the true fraction given: no warning
+        X, y, coef, _ = make_contaminated_sim(
+            3000, 10, "gelu", (2.5, 0.5), 0.05, attack, random_state=seed
+        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            RobustSingleIndexRegressor(contamination=0.05, random_state=seed).fit(X, y)
+        assert not [w for w in caught if "contradicted" in str(w.message)]
