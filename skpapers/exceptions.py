@@ -23,15 +23,20 @@ class SensitiveFeaturesWarning(UserWarning):
 
 
 class FlaggingWarning(UserWarning):
-    """No flagging rule can find partly permuted samples.
+    """Permuted samples cannot be told apart or restored, and are left unchanged.
 
     Raised by :class:`~skpapers.decomposition.UnlabeledPCA` (and
-    :func:`~skpapers.decomposition.unlabeled_pca`) with
-    ``restore_samples="flagged"`` when the clean samples are themselves so far
-    from the fitted subspace that the flagging threshold reaches the distance
-    of a random direction and the leave-one-out rule
-    (``flagging_rule_ = "unexplained"``) does not apply (more samples than
-    features or than 100, or missing entries): only samples that far are
-    flagged, and samples with part of their entries permuted are left
-    unchanged.
+    :func:`~skpapers.decomposition.unlabeled_pca`) with ``restore_samples``
+    other than ``"all"``:
+
+    - when the clean samples are themselves so far from the fitted subspace
+      that the flagging threshold reaches the distance of a random direction
+      and the leave-one-out rule (``flagging_rule_ = "unexplained"``) does not
+      apply (more samples than features or than 100, or missing entries): only
+      samples that far are flagged, and samples with part of their entries
+      permuted are left unchanged;
+    - with ``restore_samples="checked"``, when fewer than ``n_components + 2``
+      samples are left unflagged (nothing is flagged: the data are returned
+      as given), or when no flagged sample's restoration clearly lowers its
+      error (they are returned unchanged).
     """

@@ -23,7 +23,10 @@ def test_unexplained_rule_flags_partly_shuffled_samples_far_from_rank_r(seed, fi
     X, _, _, permuted = make_permuted_subspace(
         40, 200, 6, outlier_ratio=0.2, shuffled_ratio=0.5, random_state=seed
     )
-    upca = fit_no_warning(UnlabeledPCA(3), X)
+    # "flagged": every flagged sample is restored ("checked" keeps 0-1 of these 8
+    # restorations: their residual is spread over the entries, as a poorly
+    # explained clean sample's)
+    upca = fit_no_warning(UnlabeledPCA(3, restore_samples="flagged"), X)
     assert upca.flagging_rule_ == "unexplained"
     assert upca.unexplained_.shape == (40,)
     flagged = upca.permuted_mask_
@@ -34,7 +37,7 @@ def test_unexplained_rule_flags_partly_shuffled_samples_far_from_rank_r(seed, fi
     assert np.mean(upca.distances_[permuted] > upca.threshold_) < 0.5
     # the estimator, the function and fit(X).restore(X) agree
     X_hat = upca.restore(X)
-    _, X_fun, result = unlabeled_pca(X, 3)
+    _, X_fun, result = unlabeled_pca(X, 3, restore_samples="flagged")
     np.testing.assert_array_equal(X_hat, X_fun)
     np.testing.assert_array_equal(result.permuted_mask, flagged)
     assert result.flagging_rule == "unexplained"
@@ -60,7 +63,7 @@ def test_restore_applies_the_rule_to_the_samples_it_is_given(fit_no_warning):
     X, _, _, _ = make_permuted_subspace(
         40, 200, 6, outlier_ratio=0.2, shuffled_ratio=0.5, random_state=405
     )
-    upca = fit_no_warning(UnlabeledPCA(3), X)
+    upca = fit_no_warning(UnlabeledPCA(3, restore_samples="flagged"), X)
     assert upca.flagging_rule_ == "unexplained"
     batch = X[:20]  # the rule on a batch of its own
     from skpapers.decomposition._unlabeled_pca.solver import unexplained_flags
@@ -72,7 +75,9 @@ def test_restore_applies_the_rule_to_the_samples_it_is_given(fit_no_warning):
     kept = upca.distances_[0] <= upca.threshold_
     assert np.array_equal(upca.restore(one), one) == kept
     # fit_restore reuses the training flags: the same as fit(X).restore(X)
-    np.testing.assert_array_equal(UnlabeledPCA(3).fit_restore(X), upca.restore(X))
+    np.testing.assert_array_equal(
+        UnlabeledPCA(3, restore_samples="flagged").fit_restore(X), upca.restore(X)
+    )
     # restore_samples="all": the flags decide nothing, the rule is not run
     every = fit_no_warning(UnlabeledPCA(3, restore_samples="all"), X)
     assert every.flagging_rule_ == "distance"

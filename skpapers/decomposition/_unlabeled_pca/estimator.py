@@ -61,10 +61,16 @@ class UnlabeledPCA(
         Exponent of the DPCP objective ``sum_j dist(x_j, S)**p`` (IRLS weights
         ``dist**(p - 2)``). 0.5 is the authors' code, 1 the textbook DPCP, 2 is
         PCA. Used by ``stage1="dpcp"`` only.
-    restore_samples : {"flagged", "all"}, default="flagged"
-        Which samples go through Stage II: ``"flagged"`` only those whose
-        distance to the subspace exceeds :attr:`threshold_` (the others are kept
-        unchanged), ``"all"`` every sample (the authors' code path).
+    restore_samples : {"checked", "flagged", "all"}, default="checked"
+        Which samples go through Stage II and are replaced by their
+        restoration: ``"checked"`` the flagged samples (:attr:`permuted_mask_`)
+        whose restoration clearly lowers their error (it moves them farther
+        than its own estimated error; Notes), and none when too few samples
+        look clean for the subspace to tell permuted entries from clean ones
+        (:attr:`flagging_rule_` ``"none"``, with a
+        :class:`~skpapers.exceptions.FlaggingWarning`); ``"flagged"`` every
+        flagged sample; ``"all"`` every sample (the authors' code path). The
+        samples left out are returned unchanged.
     outlier_threshold : float, default=3.0
         ``k`` of the flagging rule: a sample is flagged when its distance
         exceeds ``k`` times the typical distance of the clean samples, or ``k``
@@ -116,12 +122,15 @@ class UnlabeledPCA(
         Training samples flagged as permuted: ``distances_ > threshold_``, or
         ``unexplained_ > sqrt(1/2)`` when :attr:`flagging_rule_` is
         ``"unexplained"``.
-    flagging_rule_ : {"distance", "unexplained"}
-        The rule behind :attr:`permuted_mask_`. ``"unexplained"`` where the
+    flagging_rule_ : {"distance", "unexplained", "none"}
+        The rule behind :attr:`permuted_mask_`. ``"none"``: nothing is flagged
+        (:attr:`threshold_` is infinite) because, with
+        ``restore_samples="checked"``, fewer than ``n_components + 2`` samples
+        were left unflagged. ``"unexplained"`` where the
         distance threshold reached the distance of a random direction (the
         distance cannot flag) or most samples' residuals are largely explained
         by other samples (data only approximately of rank ``n_components``),
-        with ``restore_samples="flagged"`` and samples that allow the
+        with ``restore_samples`` other than ``"all"`` and samples that allow the
         leave-one-out rule: complete, ``n_components + 2 <= n_samples <= 100``
         and ``n_samples < n_features`` (Notes).
     unexplained_ : ndarray of shape (n_samples,) or None
@@ -133,6 +142,12 @@ class UnlabeledPCA(
         ``fit`` emitted when no flagging rule can tell partly permuted samples
         apart on the data (None otherwise): what
         :class:`~skpapers.decomposition.FlaggingDisplay` shows.
+    clean_distance_ : float or None
+        Root mean square distance of the unflagged training samples to the
+        subspace (samples it passes through left out; None when none is
+        left): the error a restoration is expected to have. Below 0.1 (data
+        close to rank ``n_components``) ``restore_samples="checked"`` keeps a
+        restoration on its size alone (Notes).
     n_iter_ : int
         Number of Stage-I iterations (1 for ``"cop"`` and for ``"pca"`` without
         missing entries; on a subsample and then on all samples when there are
@@ -162,7 +177,8 @@ class UnlabeledPCA(
 
     Deviations from the paper and the authors' code:
 
-    - ``restore_samples="flagged"`` (the default) restores only flagged samples;
+    - ``restore_samples="checked"`` (the default) restores only flagged samples,
+      and of them only those whose restoration clearly helps (next item);
       the paper's code restores every sample (``"all"``). The parameter is named
       ``restore_samples`` rather than ``restore`` because :meth:`restore` is the
       main method. Flagging is not in the paper. The ``n_components`` smallest
@@ -222,7 +238,32 @@ class UnlabeledPCA(
       choose the samples that join the subspace refit below, so
       :attr:`components_` can differ from the default's. Where neither rule can flag,
       ``fit`` emits a :class:`~skpapers.exceptions.FlaggingWarning` (with
-      ``restore_samples="flagged"``).
+      ``restore_samples`` other than ``"all"``).
+    - ``restore_samples="checked"`` (not in the paper): the default never
+      silently makes data worse than leaving them. On tables only roughly of
+      rank ``n_components`` (real tables outside the papers) the flags can
+      select clean samples that the subspace explains poorly, and replacing
+      them by a point of the subspace multiplies their error. Two checks:
+      (1) at the fit, when fewer than ``n_components + 2`` samples are left
+      unflagged, the subspace does not explain a clean part of the data well
+      enough to tell permuted entries from clean ones: nothing is flagged
+      (:attr:`flagging_rule_` ``"none"``, :attr:`threshold_` infinite) and a
+      :class:`~skpapers.exceptions.FlaggingWarning` gives the measured
+      distances; (2) at restoration, a flagged sample ``y = x + delta`` (true
+      values ``x``, moved by ``delta``) restored to ``x + eps`` has
+      ``|y - restoration|**2 = |delta|**2 + |eps|**2`` when the errors are
+      unrelated, and the restoration is kept only when the residual exceeds
+      1.5 times ``|eps|`` estimated from the entries it fits (the lower
+      quartile of the absolute residuals, robust to half of the entries
+      moved): ``|delta| > 1.1 |eps|``. Where the clean samples are far from
+      the subspace (:attr:`clean_distance_` above 0.1), the entries beyond 3
+      times that scale must also look like misplaced values: sorted, within
+      half of their unsorted distance to the restored ones (a skewed
+      attribute's extreme records, which the subspace cannot reach, fail it).
+      When every flagged sample fails, :meth:`restore` warns
+      (:class:`~skpapers.exceptions.FlaggingWarning`). ``"flagged"`` restores
+      every flagged sample (the previous default). See the user guide for the
+      real tables and the paper's records.
     - Subspace refit from partly shuffled samples (not in the paper; with an
       LSRF tolerance and complete samples): Stage I treats every flagged
       sample as an outlier, which discards the samples with only a few entries
@@ -338,7 +379,7 @@ class UnlabeledPCA(
         stage1="dpcp",
         stage2="lsrf",
         p=0.5,
-        restore_samples="flagged",
+        restore_samples="checked",
         outlier_threshold=3.0,
         lsrf_tol="auto",
         max_iter=1000,
@@ -387,10 +428,12 @@ class UnlabeledPCA(
         Warns
         -----
         FlaggingWarning
-            With ``restore_samples="flagged"``, when the samples are so far from
-            the fitted subspace that the flagging threshold reaches the distance
-            of a random direction and the fallback rule does not apply
-            (partly permuted samples are then not flagged; see Notes).
+            With ``restore_samples`` other than ``"all"``, when the samples are
+            so far from the fitted subspace that the flagging threshold reaches
+            the distance of a random direction and the fallback rule does not
+            apply (partly permuted samples are then not flagged; see Notes);
+            with ``"checked"``, when fewer than ``n_components + 2`` samples are
+            left unflagged (nothing is flagged).
         """
         if is_dask_collection(X):  # one pass over the blocks per round (distributed.py)
             self.components_, result = distributed_unlabeled_pca(X, self.get_params())
@@ -408,6 +451,7 @@ class UnlabeledPCA(
         self.flagging_rule_ = result.flagging_rule
         self.unexplained_ = result.unexplained
         self.flagging_warning_ = result.flagging_warning
+        self.clean_distance_ = result.clean_distance
         self._n_features_out = self.n_components
         return self
 
@@ -433,6 +477,7 @@ class UnlabeledPCA(
             random_state=self.random_state,
             verbose=self.verbose,
             flags=flags,
+            clean_distance=self.clean_distance_,
         )
 
     def _check_X(self, X):

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 from joblib import effective_n_jobs
+from scipy.special import ndtri
 from sklearn.utils import check_array, gen_even_slices
 from sklearn.utils.parallel import Parallel, delayed
 from sklearn.utils.validation import check_random_state
 
 from skpapers.decomposition._unlabeled_pca.subspace import (
+    _EXACT_FIT,
     _MOVE_TOL,
     _UNEXPLAINED_FLAG,
     _UNEXPLAINED_MAX,
@@ -42,6 +44,9 @@ __all__ = ["UnlabeledPCAResult", "unlabeled_pca"]
 
 _MAD_ENTRIES = 2**17  # residual entries behind lsrf_tol="auto" (unflagged samples)
 _MOMENT_ROUNDS = 8  # search rounds of "hard_em" for a sample not fitted to the noise level
+_HELPS = 1.5  # a restoration is kept when its residual exceeds this times its own error
+_MISPLACED = 0.5  # moved entries, sorted, match the restored ones within this share
+_SHAPE_FROM = 0.1  # clean distance from which clean tails can pass for moved entries
 _PARTLY_SHUFFLED = 0.2  # flagged samples with at most this share beyond tolerance join a refit
 
 
@@ -67,7 +72,7 @@ PARAMETER_CONSTRAINTS = {
     "stage1": [StrOptions({"dpcp", "cop", "pca"})],
     "stage2": [StrOptions({"lsrf", "l1", "pl", "hard_em"})],
     "p": [Interval(numbers.Real, 0, 2, closed="right")],
-    "restore_samples": [StrOptions({"flagged", "all"})],
+    "restore_samples": [StrOptions({"checked", "flagged", "all"})],
     "outlier_threshold": [Interval(numbers.Real, 0, None, closed="neither")],
     "lsrf_tol": [Interval(numbers.Real, 0, None, closed="left"), StrOptions({"auto"}), None],
     "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
@@ -112,6 +117,10 @@ class UnlabeledPCAResult:
     flagging_warning : str or None, default=None
         The message of the :class:`~skpapers.exceptions.FlaggingWarning` the
         fit emitted (no rule can tell partly permuted samples apart), or None.
+    clean_distance : float or None, default=None
+        Root mean square distance (sine) of the unflagged samples to the
+        subspace, samples it passes through left out: the error a restoration
+        is expected to have (None when no such sample is left).
     """
 
     distances: np.ndarray
@@ -122,6 +131,7 @@ class UnlabeledPCAResult:
     flagging_rule: str = "distance"
     unexplained: np.ndarray | None = None
     flagging_warning: str | None = None
+    clean_distance: float | None = None
 
 
 def _describe(rows):
@@ -197,13 +207,45 @@ def _warn_too_far(median, n_flagged, n, threshold, r, m):
         "direction (distances are sines, at most 1), so only samples that far, if "
         f"any, are flagged ({n_flagged} of {n}); "
         "samples with part of their entries permuted are not told apart from "
-        "clean ones, and restore_samples='flagged' leaves them unchanged. The "
+        "clean ones, and restore_samples='checked' leaves them unchanged. The "
         "fallback rule (flagging_rule_='unexplained') needs complete samples "
         f"and {r + 2} <= n_samples <= {_UNEXPLAINED_MAX} with n_samples < "
         f"n_features; here n_samples = {n}, n_features = {m}. "
         "Consider a larger n_components if the data are close to a larger "
         "subspace, or restore_samples='all', which restores every sample (clean "
         "ones are then replaced by their fit, which can raise their error)."
+    )
+    warnings.warn(message, FlaggingWarning, stacklevel=3)
+    return message
+
+
+def _clean_distance(d, flagged):
+    """Root mean square distance of the unflagged samples the fit does not pass through."""
+    clean = d[~flagged & (d > _EXACT_FIT)]
+    return float(np.sqrt(np.mean(clean**2))) if clean.size else None
+
+
+def _warn_no_clean_part(d, flagged, threshold, rule, r):
+    """Warn that too few samples look clean to restore any; return the text."""
+    n, k = d.size, int(flagged.sum())
+    clean = np.sort(d[~flagged])
+    by = (
+        f"by the distance to the subspace (threshold {threshold:.3g})"
+        if rule == "distance"
+        else "by the share of their distance no other sample explains"
+    )
+    message = (
+        f"UnlabeledPCA: {k} of {n} samples are flagged as permuted {by}, leaving "
+        f"{n - k} that look clean, fewer than n_components + 2 = {r + 2}: the "
+        f"{r}-dimensional subspace does not explain the clean part of the data well "
+        "enough to tell permuted entries from clean ones (median distance of the samples "
+        f"{np.median(d):.2f}, sine of the angle"
+        + (f"; of the unflagged ones {np.median(clean):.2f}" if clean.size else "")
+        + "). No sample is flagged or restored: restore returns the data as given. "
+        "Restoring would replace samples by points of a subspace far from them, which "
+        "can make them worse than leaving them. Consider a larger n_components if the "
+        "data are close to a larger subspace; restore_samples='all' restores every "
+        "sample regardless."
     )
     warnings.warn(message, FlaggingWarning, stacklevel=3)
     return message
@@ -349,7 +391,7 @@ def _power_of_two_scale(X):
 
 def coefficients(
     X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
-    verbose=0, progress=None, flags=None,
+    verbose=0, progress=None, flags=None, clean_distance=None,
 ):
     """Coefficients of every sample, the samples sent to Stage II and the mask.
 
@@ -368,14 +410,14 @@ def coefficients(
         C, selected, M = _coefficients(
             X, components, threshold, stage2=stage2, restore_samples=restore_samples,
             lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
-            flags=flags,
+            flags=flags, clean_distance=clean_distance,
         )
     return C * scale, selected, M
 
 
 def _coefficients(
     X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
-    progress, flags,
+    progress, flags, clean_distance,
 ):
     Y, M = observed(X, components.shape[0])
     U = components.T.astype(np.float64)
@@ -387,12 +429,86 @@ def _coefficients(
     else:
         selected = distances(Y, M, C, U) > threshold
     if selected.any():
-        C[selected] = _stage2(
-            U, Y[selected], None if M is None else M[selected], stage2, lsrf_tol, n_jobs,
-            random_state, threshold, progress,
+        rows = np.flatnonzero(selected)
+        M_sel = None if M is None else M[rows]
+        C_sel = _stage2(
+            U, Y[rows], M_sel, stage2, lsrf_tol, n_jobs, random_state, threshold, progress
         )
+        if restore_samples == "checked" and stage2 != "hard_em":  # keep clear improvements
+            helps = _restoration_helps(U, Y[rows], M_sel, C_sel, clean_distance)
+            if not helps.any():
+                _warn_left_unchanged(rows.size)
+            rows, C_sel = rows[helps], C_sel[helps]
+            selected = np.zeros(len(Y), dtype=bool)
+            selected[rows] = True
+        C[rows] = C_sel
     progress.stage(f"Stage II ({stage2}): restored {int(selected.sum())} of {len(Y)} samples")
     return C, selected, M
+
+
+def _restoration_helps(U, Y, M, C, clean_distance=None):
+    """Whether each restoration ``C @ U.T`` of the samples ``Y`` clearly lowers their error.
+
+    Write a sample as ``y = x + delta`` (its true values ``x``, moved by
+    ``delta`` by the permutation) and its restoration as ``x + eps``. When the
+    two errors are unrelated, ``|y - restoration|**2 = |delta|**2 + |eps|**2``,
+    and the restoration helps when ``|delta| > |eps|``. Two tests, both needed
+    (the second only where it is informative):
+
+    1. Size: ``|eps|`` is estimated from the entries the restoration fits:
+       ``eps_t ~ N(0, s**2)`` with ``s`` the lower quartile of the absolute
+       residuals over 0.3186 (robust to half of the entries moved). The
+       residual must exceed ``_HELPS = 1.5`` times the estimated ``|eps|``
+       (``|delta| > 1.1 |eps|``). Clean samples of data only roughly of rank
+       ``r`` have residuals spread over their entries (ratio near 1).
+    2. Shape: the entries beyond ``3 s`` (the ones a permutation moved, or the
+       heavy tail of a clean sample the subspace explains poorly) must look
+       like values put in the wrong places: sorted, they must match the sorted
+       restored values within ``_MISPLACED = 0.5`` of their unsorted distance
+       (the sorted distance is a lower bound of ``|eps|`` there, the unsorted
+       one is about ``sqrt(|delta|**2 + |eps|**2)``: ``|delta| > 1.7 |eps|``).
+       Extreme values of a clean sample that the subspace cannot reach (a
+       skewed attribute's largest records) have no misplaced partner: their
+       sorted distance stays close to the unsorted one. Only where the clean
+       samples are far enough from the subspace for their tails to pass for
+       moved entries (``clean_distance``, the root mean square distance of
+       the unflagged training samples, above ``_SHAPE_FROM = 0.1`` or
+       unknown), and only on complete samples (a moved entry's partner may be
+       missing).
+    """
+    fit = C @ U.T
+    res = np.abs(Y - fit)
+    if M is not None:
+        res = np.where(M, res, np.nan)
+    n_obs = res.shape[1] if M is None else M.sum(axis=1)
+    scale = np.nanpercentile(res, 25, axis=1) / ndtri(0.625)  # lower quartile of |N(0, 1)|
+    size = np.nansum(res**2, axis=1) > _HELPS**2 * n_obs * scale**2
+    if clean_distance is not None and clean_distance <= _SHAPE_FROM:
+        return size
+    out = res > 3.0 * scale[:, None]  # False where missing (NaN)
+    # sorted within each sample's outlying entries; the others sort last and drop
+    first = np.arange(Y.shape[1])[None, :] < out.sum(axis=1)[:, None]
+    a = np.sort(np.where(out, Y, np.inf), axis=1)
+    b = np.sort(np.where(out, fit, np.inf), axis=1)
+    sorted_sq = np.sum((np.where(first, a, 0.0) - np.where(first, b, 0.0)) ** 2, axis=1)
+    unsorted_sq = np.sum(np.where(out, res, 0.0) ** 2, axis=1)
+    misplaced = sorted_sq < _MISPLACED**2 * unsorted_sq
+    if M is not None:
+        misplaced |= ~M.all(axis=1)
+    return size & misplaced
+
+
+def _warn_left_unchanged(k):
+    warnings.warn(
+        f"UnlabeledPCA: {k} sample(s) are flagged as permuted, but none of their "
+        "restorations moves them clearly farther than the restoration's own error on "
+        "the entries it fits (the residual is spread over the entries, as in a clean "
+        "sample that the subspace explains poorly): they are returned unchanged. The "
+        "data may be far from rank n_components; restore_samples='all' restores "
+        "every sample regardless.",
+        FlaggingWarning,
+        stacklevel=5,
+    )
 
 
 def restored(X, C, selected, M, components):
@@ -417,7 +533,7 @@ def unlabeled_pca(
     stage1="dpcp",
     stage2="lsrf",
     p=0.5,
-    restore_samples="flagged",
+    restore_samples="checked",
     outlier_threshold=3.0,
     lsrf_tol="auto",
     max_iter=1000,
@@ -448,8 +564,8 @@ def unlabeled_pca(
         Stage-II unlabeled-sensing solver.
     p : float in (0, 2], default=0.5
         Exponent of the DPCP objective ``sum_j dist(x_j, S)**p``.
-    restore_samples : {"flagged", "all"}, default="flagged"
-        Which samples go through Stage II.
+    restore_samples : {"checked", "flagged", "all"}, default="checked"
+        Which samples go through Stage II, and which restorations are kept.
     outlier_threshold : float, default=3.0
         A sample is flagged when its distance exceeds ``outlier_threshold``
         times the typical distance of the clean samples (or as many robust
@@ -485,7 +601,7 @@ def unlabeled_pca(
     Warns
     -----
     FlaggingWarning
-        With ``restore_samples="flagged"`` (the only setting that runs the
+        With ``restore_samples`` other than ``"all"`` (the settings that run the
         leave-one-out rule), when the flagging threshold reaches
         the distance of a random direction (the samples are far from the
         fitted subspace) and the leave-one-out rule (``result.flagging_rule ==
@@ -543,7 +659,7 @@ def unlabeled_pca(
         # flag, else when the screen finds residuals explained by other samples
         # (with restore_samples="all" it is not computed: the distance rule's flags
         # only choose the samples that join the subspace refit)
-        if restore_samples == "flagged":
+        if restore_samples != "all":
             unexplained = _unexplained(
                 Y, M, r, stage1, p, max_iter, tol, distances=None if too_far else d
             )
@@ -551,6 +667,11 @@ def unlabeled_pca(
     rule = "distance" if unexplained is None else "unexplained"
     if rule == "unexplained":
         flagged = unexplained > _UNEXPLAINED_FLAG
+    warned = None
+    if restore_samples == "checked" and n_samples - flagged.sum() < r + 2:
+        warned = _warn_no_clean_part(d, flagged, threshold, rule, r)
+        flagged = np.zeros(n_samples, dtype=bool)
+        threshold, rule = np.inf, "none"
     if lsrf_tol is not None and M is None:
         with _one_blas_thread(min(n_samples, n_features)):
             U, joined = _refit_partly_shuffled(
@@ -562,16 +683,15 @@ def unlabeled_pca(
                 if rule == "distance":
                     flagged = d > threshold
         progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
-    warned = None
     if rule == "distance":
         progress.stage(
             f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}"
         )
-        if too_far and restore_samples == "flagged":
+        if too_far and restore_samples != "all":
             warned = _warn_too_far(
                 np.median(d), int(flagged.sum()), d.size, threshold, r, n_features
             )
-    else:
+    elif rule == "unexplained":
         why = (
             "reached the distance of a random direction" if too_far
             else "leaves residuals that other samples explain"
@@ -592,6 +712,7 @@ def unlabeled_pca(
         flagging_rule=rule,
         unexplained=unexplained,
         flagging_warning=warned,
+        clean_distance=_clean_distance(d, flagged),
     )
     X_restored = None
     if restore:
@@ -599,6 +720,7 @@ def unlabeled_pca(
             X, components, threshold, stage2=stage2, restore_samples=restore_samples,
             lsrf_tol=result.lsrf_tol, n_jobs=n_jobs, random_state=random_state,
             progress=progress, flags=flagged if rule == "unexplained" else None,
+            clean_distance=result.clean_distance,
         )
         X_restored = restored(X, C, selected, M, components).astype(X.dtype, copy=False)
     return components, X_restored, result

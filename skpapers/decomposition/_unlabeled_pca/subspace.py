@@ -22,6 +22,7 @@ _NARROW = 512  # products this narrow run their BLAS calls on one thread
 _CONTROLLER = []
 _UNEXPLAINED_MAX = 100  # most samples of the leave-one-out flagging rule (n fits of n x n)
 _UNEXPLAINED_FLAG = np.sqrt(0.5)  # more than half of the squared distance unexplained
+_EXACT_FIT = 1e-6  # a distance (sine) this small: a sample the l_p fit passes through
 
 
 def _one_blas_thread(width):
@@ -366,9 +367,11 @@ def _flag_threshold(d, r, m, k):
     are flagged).
 
     1. The ``r`` smallest distances are left out (when ``2 r + 1`` samples or
-       more remain): an l_p fit with ``p < 1`` passes through up to ``r`` samples
+       more remain; with fewer, those of them below 1e-6, keeping at least two
+       distances): an l_p fit with ``p < 1`` passes through up to ``r`` samples
        exactly, and their distance (~1e-9) says nothing about the noise; with them
-       the scale collapsed and every clean sample was flagged. Distances are
+       the scale collapsed and every clean sample was flagged (13 wine attributes,
+       ``r = 5``: every sample the fit did not pass through). Distances are
        floored at 1e-12.
     2. Location ``s`` and spread ``t`` of the clean samples in log space: the
        median and 1.4826 x the median absolute deviation of ``log d`` weighted by
@@ -384,6 +387,8 @@ def _flag_threshold(d, r, m, k):
     d_f = np.sort(np.maximum(d, 1e-12))
     if d_f.size >= 3 * r + 1:
         d_f = d_f[r:]
+    else:  # few samples: leave out those of the r smallest that the fit passes through
+        d_f = d_f[min(int(np.sum(d_f[:r] < _EXACT_FIT)), d_f.size - 2) :]
     log_d = np.log(d_f)
     w = 1.0 / d_f
     loc = _weighted_median(log_d, w)

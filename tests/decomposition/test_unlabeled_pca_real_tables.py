@@ -1,0 +1,105 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""UnlabeledPCA's default on real tables only roughly of rank r: never silently worse."""
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_diabetes, load_wine
+
+from skpapers.datasets import make_permuted_subspace, normalize_records, permute_records
+from skpapers.decomposition import UnlabeledPCA
+from skpapers.decomposition._unlabeled_pca.solver import _restoration_helps
+from skpapers.decomposition._unlabeled_pca.subspace import _flag_threshold
+from skpapers.exceptions import FlaggingWarning
+from skpapers.metrics import relative_restoration_error
+
+
+def _error(Z, norms, means, A):
+    return relative_restoration_error(Z * norms + means, A.T * norms + means)
+
+
+def test_wine_from_the_issue_is_returned_as_given():
+    # wine centred and column-normalised, attribute 0 shuffled in 17 of 178
+    # records: the previous default flagged all 13 attributes and was 516x worse
+    Z, norms, means = normalize_records(load_wine().data)
+    rng = np.random.default_rng(20261205)
+    rows = rng.choice(178, 17, replace=False)
+    T = Z.copy()
+    T[rows, 0] = T[rng.permutation(rows), 0]
+    upca = UnlabeledPCA(3)
+    with pytest.warns(FlaggingWarning, match=r"fewer than n_components \+ 2 = 5"):
+        T_hat = upca.fit_restore(T.T).T
+    np.testing.assert_array_equal(T_hat, T)
+    assert upca.flagging_rule_ == "none"
+    assert upca.threshold_ == np.inf
+    assert not upca.permuted_mask_.any()
+    assert upca.flagging_warning_.startswith("UnlabeledPCA: ")
+    # the previous default ("flagged") and the authors' path make it worse
+    for restore_samples in ("flagged", "all"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FlaggingWarning)
+            other = UnlabeledPCA(3, restore_samples=restore_samples).fit_restore(T.T)
+        assert _error(Z, norms, means, other) > 10 * _error(Z, norms, means, T.T)
+
+
+@pytest.mark.parametrize("seed", range(31, 39))
+@pytest.mark.parametrize("r", [2, 3])
+def test_diabetes_never_worse_than_doing_nothing(seed, r):
+    # fresh seeds: 1-3 of the 10 attributes shuffled in 5-30% of the records
+    Z, norms, means = normalize_records(load_diabetes().data)
+    rng = np.random.default_rng(seed)
+    columns = rng.choice(10, rng.integers(1, 4), replace=False)
+    A = permute_records(Z, columns, rng.choice([0.05, 0.1, 0.3]), random_state=seed).T
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FlaggingWarning)
+        A_hat = UnlabeledPCA(r).fit_restore(A)
+    assert _error(Z, norms, means, A_hat) <= 1.02 * _error(Z, norms, means, A)
+    if np.array_equal(A_hat, A):  # where it does nothing, it says so
+        assert any(issubclass(w.category, FlaggingWarning) for w in caught)
+
+
+def test_a_restoration_is_kept_only_when_it_clearly_helps():
+    rng = np.random.default_rng(7)
+    U = np.linalg.qr(rng.standard_normal((200, 3)))[0]
+    x = U @ rng.standard_normal(3)
+    eps = 0.01 * np.linalg.norm(x) / np.sqrt(200) * rng.standard_normal(200)
+    fit = x + eps  # a restoration with small errors
+    C = np.linalg.lstsq(U, fit, rcond=None)[0][None, :]
+    fit = C @ U.T
+    # permuted: 20 entries shuffled among themselves, far beyond the restoration's error
+    moved = x.copy()
+    idx = rng.choice(200, 20, replace=False)
+    moved[idx] = moved[np.roll(idx, 1)]
+    # clean with a heavy tail: the same entries pushed outwards (no misplaced partner)
+    tail = x.copy()
+    tail[idx] = fit[0, idx] + 6 * np.sign(tail[idx] - fit[0, idx] + 1e-12) * np.abs(x).max()
+    # clean, spread residual: the restoration's error is all there is
+    spread = fit[0] + 0.05 * np.linalg.norm(x) / np.sqrt(200) * rng.standard_normal(200)
+    Y = np.stack([moved, tail, spread])
+    C3 = np.repeat(C, 3, axis=0)
+    np.testing.assert_array_equal(_restoration_helps(U, Y, None, C3), [True, False, False])
+    # close to the subspace (clean distance <= 0.1): the size test alone
+    np.testing.assert_array_equal(
+        _restoration_helps(U, Y, None, C3, clean_distance=0.05), [True, True, False]
+    )
+
+
+def test_the_threshold_does_not_collapse_with_few_samples():
+    # 13 samples, r = 5: the fit passes through 5 of them (distance ~1e-9); the
+    # threshold was 1e-12-scale and flagged every other sample
+    d = np.r_[np.full(5, 1e-9), np.linspace(0.4, 0.6, 8)]
+    threshold, _ = _flag_threshold(d, 5, 178, 3.0)
+    assert threshold > 0.4
+
+
+@pytest.mark.parametrize("seed", [41, 42])
+def test_checked_equals_flagged_on_exactly_low_rank_data(seed):
+    # the paper's synthetic setting: every flagged restoration helps and is kept
+    X, X_true, _, _ = make_permuted_subspace(300, 40, 3, shuffled_ratio=0.1, random_state=seed)
+    checked = UnlabeledPCA(3).fit(X)
+    assert checked.clean_distance_ < 0.1
+    flagged = UnlabeledPCA(3, restore_samples="flagged").fit(X)
+    np.testing.assert_array_equal(checked.restore(X), flagged.restore(X))
+    assert relative_restoration_error(X_true, checked.restore(X)) < 0.01
