@@ -35,11 +35,13 @@ from skpapers.decomposition._unlabeled_pca.solver import (
     _lsrf_tol_from,
     _partly_shuffled,
     _power_of_two_scale,
+    _warn_no_clean_part,
     _warn_too_far,
     distances,
 )
 from skpapers.decomposition._unlabeled_pca.subspace import (
     _DELTA,
+    _EXACT_FIT,
     _MOVE_TOL,
     _complement_distances,
     _irls_complete,
@@ -189,6 +191,13 @@ def _threshold(d, r, m, k):
     return _threshold_from(loc, spread, r, m, k)
 
 
+def _clean_distance(d, flagged):
+    """``solver._clean_distance`` of the distances ``d`` (a Dask array), or None."""
+    clean = (~flagged) & (d > _EXACT_FIT)
+    count, total = compute(clean.sum(), (d**2 * clean).sum())
+    return float(np.sqrt(total / count)) if count else None
+
+
 def _rows_block(Xb, flagged, picks, U, scale, unflagged):
     """Residuals of the picked samples (positions among the block's unflagged ones)."""
     Y = _scaled(Xb, scale)
@@ -313,6 +322,15 @@ def distributed_unlabeled_pca(X, params):
     d = _distances(X, U, scale)
     threshold, too_far = _threshold(d, r, float(m), k)
     flagged = (d > threshold).persist()
+    warned, rule = None, "distance"
+    n_flagged = int(compute(flagged.sum())[0])
+    if params["restore_samples"] == "checked" and n - n_flagged < r + 2:
+        median = weighted_select(d, da.ones_like(d), 0.5 * n)
+        clean = d[~flagged] if n_flagged < n else None
+        median_clean = None if clean is None else float(compute(da.median(clean, axis=0))[0])
+        warned = _warn_no_clean_part(n, n_flagged, median, median_clean, threshold, "distance", r)
+        flagged = da.zeros_like(flagged).persist()
+        threshold, rule, too_far = np.inf, "none", False
     if lsrf_tol is not None:
         tol_scaled = lsrf_tol / scale if lsrf_tol != "auto" else None
         if tol_scaled is None:
@@ -327,12 +345,12 @@ def distributed_unlabeled_pca(X, params):
         lsrf_tol = tol_scaled * scale
     n_flagged = int(compute(flagged.sum())[0])
     progress.stage(f"flagging: {n_flagged} of {n} samples above {threshold:.4g}")
-    warned = None
-    if too_far and params["restore_samples"] == "flagged":
+    if too_far and params["restore_samples"] != "all":
         median = weighted_select(d, da.ones_like(d), 0.5 * n)
         warned = _warn_too_far(median, n_flagged, n, threshold, r, m)
     result = UnlabeledPCAResult(
         distances=d, threshold=threshold, permuted_mask=flagged, n_iter=int(n_iter),
-        lsrf_tol=lsrf_tol, flagging_warning=warned,
+        lsrf_tol=lsrf_tol, flagging_rule=rule, flagging_warning=warned,
+        clean_distance=_clean_distance(d, flagged),
     )  # fmt: skip
     return U.T.astype(X.dtype), result

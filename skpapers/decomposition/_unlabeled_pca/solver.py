@@ -225,10 +225,12 @@ def _clean_distance(d, flagged):
     return float(np.sqrt(np.mean(clean**2))) if clean.size else None
 
 
-def _warn_no_clean_part(d, flagged, threshold, rule, r):
-    """Warn that too few samples look clean to restore any; return the text."""
-    n, k = d.size, int(flagged.sum())
-    clean = np.sort(d[~flagged])
+def _warn_no_clean_part(n, k, median, median_clean, threshold, rule, r):
+    """Warn that too few samples look clean to restore any; return the text.
+
+    ``n`` samples, ``k`` flagged; ``median`` the median distance of all samples,
+    ``median_clean`` that of the unflagged ones (None when there are none).
+    """
     by = (
         f"by the distance to the subspace (threshold {threshold:.3g})"
         if rule == "distance"
@@ -239,8 +241,8 @@ def _warn_no_clean_part(d, flagged, threshold, rule, r):
         f"{n - k} that look clean, fewer than n_components + 2 = {r + 2}: the "
         f"{r}-dimensional subspace does not explain the clean part of the data well "
         "enough to tell permuted entries from clean ones (median distance of the samples "
-        f"{np.median(d):.2f}, sine of the angle"
-        + (f"; of the unflagged ones {np.median(clean):.2f}" if clean.size else "")
+        f"{median:.2f}, sine of the angle"
+        + (f"; of the unflagged ones {median_clean:.2f}" if median_clean is not None else "")
         + "). No sample is flagged or restored: restore returns the data as given. "
         "Restoring would replace samples by points of a subspace far from them, which "
         "can make them worse than leaving them. Consider a larger n_components if the "
@@ -669,7 +671,11 @@ def unlabeled_pca(
         flagged = unexplained > _UNEXPLAINED_FLAG
     warned = None
     if restore_samples == "checked" and n_samples - flagged.sum() < r + 2:
-        warned = _warn_no_clean_part(d, flagged, threshold, rule, r)
+        clean = d[~flagged]
+        warned = _warn_no_clean_part(
+            n_samples, int(flagged.sum()), float(np.median(d)),
+            float(np.median(clean)) if clean.size else None, threshold, rule, r,
+        )  # fmt: skip
         flagged = np.zeros(n_samples, dtype=bool)
         threshold, rule = np.inf, "none"
     if lsrf_tol is not None and M is None:
