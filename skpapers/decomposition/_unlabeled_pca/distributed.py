@@ -45,6 +45,7 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _MOVE_TOL,
     _complement_distances,
     _irls_complete,
+    _one_blas_thread,
     _sin_largest_angle,
     _subsample_size,
     _threshold_from,
@@ -97,16 +98,30 @@ def check_supported(params):
             )
 
 
+def _one_thread(func):
+    """Run a block function with one BLAS thread when its rows are narrow (as in memory)."""
+
+    @functools.wraps(func)
+    def wrapped(block, *args, **kwargs):
+        width = np.shape(block[0] if isinstance(block, tuple) else block)[-1]
+        with _one_blas_thread(width):
+            return func(block, *args, **kwargs)
+
+    return wrapped
+
+
 def _scaled(Xb, scale):
     return np.asarray(Xb, dtype=np.float64) / scale
 
 
+@_one_thread
 def _gram_block(Xb, scale):
     """Scatter matrix of the unit rows of one block."""
     Xu = _unit_rows(_scaled(Xb, scale))
     return _weighted_gram(Xu, np.ones(len(Xu)))
 
 
+@_one_thread
 def _irls_block(Xb, U, p, scale):
     """One block's share of a DPCP-IRLS round: objective and reweighted scatter matrix."""
     Xu = _unit_rows(_scaled(Xb, scale))
@@ -143,16 +158,25 @@ def _irls(X, r, p, max_iter, tol, scale, U=None, move_tol=None, progress=None):
     return U, n_iter
 
 
-def _stage1(X, r, stage1, p, max_iter, tol, scale, progress):
-    """Stage-I basis ``(n_features, r)`` and iterations, as the in-memory ``_stage1``."""
+def _subsample_rows(n, m, stage1, max_iter):
+    """Rows of the in-memory fit's warm start on a subsample (None: no warm start)."""
+    size = _subsample_size(n, m) if stage1 == "dpcp" and max_iter >= 3 else None
+    if size is None:
+        return None
+    return np.sort(np.random.default_rng(0).choice(n, size, replace=False))
+
+
+def _stage1(X, r, stage1, p, max_iter, tol, scale, progress, sample=None):
+    """Stage-I basis ``(n_features, r)`` and iterations, as the in-memory ``_stage1``.
+
+    ``sample``: the rows of the warm start (:func:`_subsample_rows`), in memory.
+    """
     if stage1 == "pca":
         return _irls(X, r, 2.0, 1, tol, scale, progress=progress)
-    n, m = X.shape
-    size = _subsample_size(n, m) if max_iter >= 3 else None
-    if size is None:
+    if sample is None:
         return _irls(X, r, p, max_iter, tol, scale, progress=progress)
-    rows = np.sort(np.random.default_rng(0).choice(n, size, replace=False))
-    sample = _unit_rows(_scaled(X[rows].compute(), scale))  # the in-memory fit's subsample
+    size = len(sample)
+    sample = _unit_rows(_scaled(sample, scale))
     U, n_sub = _irls_complete(
         sample, r, p, max_iter - 1, tol, progress=progress, what=f"Stage I ({size} samples)"
     )
@@ -162,6 +186,7 @@ def _stage1(X, r, stage1, p, max_iter, tol, scale, progress):
     return U, n_sub + n_all
 
 
+@_one_thread
 def _distances_block(Xb, U, scale):
     Y = _scaled(Xb, scale)
     return distances(Y, None, Y @ U, U)
@@ -198,6 +223,7 @@ def _clean_distance(d, flagged):
     return float(np.sqrt(total / count)) if count else None
 
 
+@_one_thread
 def _rows_block(Xb, flagged, picks, U, scale, unflagged):
     """Residuals of the picked samples (positions among the block's unflagged ones)."""
     Y = _scaled(Xb, scale)
@@ -227,20 +253,24 @@ def _auto_lsrf_tol(X, flagged, U, scale, top):
     return _lsrf_tol_from(np.concatenate(compute(*parts)), top)
 
 
+@_one_thread
 def _join_block(Xb, flagged, U, tol, scale):
     return _partly_shuffled(U, _scaled(Xb, scale)[flagged], tol)
 
 
+@_one_thread
 def _unflagged_gram_block(Xb, flagged, scale):
     Xu = _unit_rows(_scaled(Xb, scale)[~flagged])
     return _weighted_gram(Xu, np.ones(len(Xu)))
 
 
+@_one_thread
 def _joined_gram(part):
     Xu = _unit_rows(part[0])
     return _weighted_gram(Xu, np.ones(len(Xu)))
 
 
+@_one_thread
 def _refill(part, U):
     joined, beyond = part
     joined = joined.copy()
@@ -304,7 +334,11 @@ def distributed_unlabeled_pca(X, params):
         )
     if not np.issubdtype(X.dtype, np.floating):
         X = X.astype(np.float64)
-    top, missing = compute(da.nanmax(abs(X)), da.isnan(X).any())
+    rows = _subsample_rows(n, m, params["stage1"], max_iter)
+    # one pass: the scale, the check for NaN and the rows of the warm start
+    top, missing, sample = compute(
+        da.nanmax(abs(X)), da.isnan(X).any(), None if rows is None else X[rows]
+    )
     if missing:
         raise ValueError(
             "UnlabeledPCA.fit on a Dask array does not handle missing (NaN) entries; fit "
@@ -317,7 +351,7 @@ def distributed_unlabeled_pca(X, params):
     progress.stage(
         f"distributed fit started: {n} samples x {m} features in {X.numblocks[0]} blocks"
     )
-    U, n_iter = _stage1(X, r, params["stage1"], params["p"], max_iter, tol, scale, progress)
+    U, n_iter = _stage1(X, r, params["stage1"], params["p"], max_iter, tol, scale, progress, sample)
     progress.stage(f"Stage I ({params['stage1']}): {n_iter} iteration(s)")
     d = _distances(X, U, scale)
     threshold, too_far = _threshold(d, r, float(m), k)
