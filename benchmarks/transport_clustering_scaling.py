@@ -7,7 +7,10 @@ which includes the interpreter and the data; ``n(K+d) float64 MB`` is the size
 of one n x (K + d) array for comparison). Data: ``make_blobs``-style Gaussian
 clouds in d = 50 with 15 planted clusters, K = 50, factored squared Euclidean
 cost; ``registration="auto"`` is exact while n^2 <= 2.5e7, else hierarchical.
-Besides the wall time, every row gives the process CPU seconds (all threads)
+Every row also times ``KMeans(K, n_init=1)`` on the sources in the same process
+before the fit (``cpu / KMeans cpu``, the K-means floor of the issue: the fit is
+one registration and two clusterings). Besides the wall time, every row gives
+the process CPU seconds (all threads)
 and the wall and CPU seconds of each stage (registration, clustering of the
 sources, of the targets): on a shared machine the CPU seconds are the
 load-independent measure, and the wall time on two idle cores is at least half
@@ -37,12 +40,17 @@ K, D = 50, 50
 
 def worker(n, registration, seed):
     """One fit in this (fresh) process; prints one JSON line."""
+    from sklearn.cluster import KMeans
     from transport_clustering import gaussian_clouds
 
     from skpapers.cluster import TransportClustering
 
     X, Y, _, _ = gaussian_clouds(n, D, seed)
     before = peak_rss_mb()
+    # the K-means floor: one K-means of the sources, same data, same process
+    cpu = time.process_time()
+    kmeans = KMeans(K, n_init=1, random_state=seed).fit(X)
+    kmeans_cpu = time.process_time() - cpu
     logging.getLogger("skpapers.transport").addHandler(stages := StageLog())
     cpu = time.process_time()
     est, seconds = timed(
@@ -53,7 +61,9 @@ def worker(n, registration, seed):
     assert Path(skpapers.__file__).parents[1] == Path(__file__).resolve().parents[1]
     print(json.dumps({
         "n": n, "registration": registration, "seed": seed, "seconds": seconds,
-        "cpu_seconds": time.process_time() - cpu, **stages.seconds(),
+        "cpu_seconds": (fit_cpu := time.process_time() - cpu), **stages.seconds(),
+        "KMeans(n_init=1) cpu s": kmeans_cpu, "cpu / KMeans cpu": fit_cpu / kmeans_cpu,
+        "KMeans 2 x inertia / n": 2 * kmeans.inertia_ / n,
         "load_1min_after": os.getloadavg()[0], "cost": est.cost_,
         "registration_cost": est.registration_cost_, "n_iter": est.n_iter_,
         "rss_before_fit_MB": before, "peak_rss_MB": peak_rss_mb(),

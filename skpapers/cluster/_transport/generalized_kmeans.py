@@ -43,7 +43,7 @@ def _gradient(cost, Q, g):
     return grad, quad
 
 
-def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10, progress=None):
+def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10, patience=None, progress=None):
     """Mirror descent on the semi-relaxed generalized K-means problem.
 
     Minimises ``F(Q) = sum_k q_k^T C~ q_k / g_k`` over nonnegative Q with row
@@ -66,6 +66,10 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10, progress=None):
         Maximum number of iterations.
     tol : float, default=1e-10
         Stop when the relative change of the objective falls below ``tol``.
+    patience : int or None, default=None
+        Also stop when the hard labels ``argmax(Q)`` have not changed for this
+        many iterations (for a plan that is hardened afterwards, which only
+        reads those labels).
     progress : Progress or None, default=None
         Reports the objective per iteration (``verbose >= 2``) and why it stopped.
 
@@ -84,6 +88,7 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10, progress=None):
     f_prev = f = np.inf
     n_iter = 0
     reason = f"max_iter={max_iter} reached"
+    labels, still = np.argmax(log_p, axis=1), 0
     while n_iter < max_iter:
         n_iter += 1
         g = np.maximum(Q.sum(axis=0), G_MIN)
@@ -104,6 +109,13 @@ def _gkms(cost, log_q0, a, *, step_size, max_iter, tol=1e-10, progress=None):
         s = P.sum(axis=1)
         np.multiply(P, (a / s)[:, None], out=Q)
         log_p -= np.log(s)[:, None]
+        if patience is not None:
+            new = np.argmax(log_p, axis=1)
+            still = still + 1 if np.array_equal(new, labels) else 0
+            labels = new
+            if still >= patience:
+                reason = f"hard labels unchanged for {patience} iterations"
+                break
     if progress is not None:
         progress.iteration(
             f"generalized K-means stopped after {n_iter} iterations: {reason}; "

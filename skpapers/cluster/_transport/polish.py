@@ -44,7 +44,8 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100, progress=None):
     ``g_k`` the mass of cluster k (``q_k`` the masses ``w`` of its points).
     Every point gets the exact change of ``F`` for moving it to every other
     cluster; all improving moves are applied at once, and if ``F`` does not
-    decrease, only the best half of them, and so on. A factored cost
+    decrease, only the best half of them, and so on, until no move lowers
+    ``F`` or ten sweeps lowered it by less than 1e-4 (relative). A factored cost
     ``(A, B)`` costs one (n, 2p) x (2p, K) product per sweep (with equal
     masses: float32 with float64 rescoring near a move, and only the columns
     of the clusters the last moves changed; otherwise float64 in row blocks
@@ -59,6 +60,7 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100, progress=None):
     n = labels.shape[0]
     rows = np.arange(n)
     K = n_clusters
+    history = []
     for sweep in range(1, max_sweeps + 1):
         Q = np.zeros((n, K))
         Q[rows, labels] = w
@@ -76,10 +78,22 @@ def _harden(cost, labels, w, n_clusters, *, max_sweeps=100, progress=None):
 
         trial, _ = _apply_moves(labels, best, gain, F, evaluate)
         _report(progress, sweep, F, labels, trial)
-        if trial is None:
-            return labels, sweep
+        history.append(F)
+        if trial is None or _stalled(history):
+            return (labels if trial is None else trial), sweep
         labels = trial
     return labels, max_sweeps
+
+
+def _stalled(history, *, window=10, rtol=1e-4):
+    """Whether ``F`` fell by less than ``rtol`` (relative) over the last ``window`` sweeps.
+
+    Batched moves can keep moving a few points per sweep for a long time at a
+    negligible gain (at n = m = 2e4, d = K = 50: 0.05 % over sweeps 11-100).
+    """
+    return len(history) > window and history[-window - 1] - history[-1] <= rtol * abs(
+        history[-1]
+    )
 
 
 def _report(progress, sweep, F, labels, trial):
@@ -309,6 +323,7 @@ def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 
     best = np.zeros(n, dtype=np.intp)
     gain = np.empty(n)
     scorer = _UniformScorer(state, c, z32, z_max) if uniform else None
+    history = []
     for sweep in range(1, max_sweeps + 1):
         if uniform and scorer.state is not state:
             scorer.update(state)
@@ -328,8 +343,9 @@ def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 
 
         trial, new = _apply_moves(state.labels, best, gain, state.F, evaluate)
         _report(progress, sweep, state.F, state.labels, trial)
-        if trial is None:
-            return state.labels, sweep
+        history.append(state.F)
+        if trial is None or _stalled(history):
+            return (state.labels if trial is None else trial), sweep
         state = new
     return state.labels, max_sweeps
 

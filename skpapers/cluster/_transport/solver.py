@@ -75,6 +75,11 @@ _POLISH_LP_ENTRIES = 200_000
 # its smallest gradient entry and hardening runs on all points
 _GKMS_SAMPLE = 65_536
 
+# factored mode with hardening: mirror descent stops once the hard labels it hands
+# to hardening have not changed for this many iterations (at n = m = 2e4, d = K = 50
+# they never changed in 250 iterations, 40 % of the fit's time)
+_GKMS_PATIENCE = 10
+
 # n_init="auto" with the dense n x m cost: restarts (keep the cheapest polished plan);
 # at n = m = 1000, d = 10, K = 10 the second start leaves a local optimum 5.9 % costlier
 _N_INIT_DENSE = 2
@@ -285,7 +290,8 @@ def _cluster_one_side(
             Z[idx], w, n_clusters, init if isinstance(init, str) else init[idx], init_mix, rng
         )
         S, n_iter = _gkms(
-            sample, log_q0, w, step_size=step_size, max_iter=max_iter, progress=progress
+            sample, log_q0, w, step_size=step_size, max_iter=max_iter,
+            patience=_GKMS_PATIENCE, progress=progress,
         )
         labels, _ = _harden(
             registered,
@@ -299,8 +305,10 @@ def _cluster_one_side(
         other = registration.transfer(start, direction)
         return [(start, other) if direction == 1 else (other, start)], n_iter
     log_q0 = _init_log_q(Z, weights, n_clusters, init, init_mix, rng)
+    factored = harden and isinstance(registered, tuple)
     S, n_iter = _gkms(
-        registered, log_q0, weights, step_size=step_size, max_iter=max_iter, progress=progress
+        registered, log_q0, weights, step_size=step_size, max_iter=max_iter,
+        patience=_GKMS_PATIENCE if factored else None, progress=progress,
     )
     starts = [S]
     if harden:
