@@ -75,7 +75,7 @@ _POLISH_LP_ENTRIES = 200_000
 # its smallest gradient entry and hardening runs on all points
 _GKMS_SAMPLE = 65_536
 
-# factored mode with hardening: mirror descent stops once the hard labels it hands
+# factored mode (no n x m matrix) with hardening: mirror descent stops once the hard labels it hands
 # to hardening have not changed for this many iterations (at n = m = 2e4, d = K = 50
 # they never changed in 250 iterations, 40 % of the fit's time)
 _GKMS_PATIENCE = 10
@@ -271,12 +271,14 @@ def _register(kind, uniform, X, Y, C, a, b, scale, reg, rng, *, step_size, max_i
 
 def _cluster_one_side(
     cost_n, registration, direction, Z, weights, init, *, n_clusters, init_mix, step_size,
-    max_iter, harden, rng, progress=None,
+    max_iter, harden, patience, rng, progress=None,
 ):
     """One generalized K-means run in one direction.
 
     Returns ``(candidates, n_iter)``: ``(Q, R)`` pairs, the GKMS plan first,
     then (``harden``) its hardened version and the hardened initial partition.
+    ``patience`` (with ``harden``) stops mirror descent once its hard labels
+    have not changed for that many iterations.
     """
     registered = registration.registered_cost(cost_n, direction)
     if not isinstance(init, str) and direction == 2:
@@ -291,7 +293,7 @@ def _cluster_one_side(
         )
         S, n_iter = _gkms(
             sample, log_q0, w, step_size=step_size, max_iter=max_iter,
-            patience=_GKMS_PATIENCE, progress=progress,
+            patience=patience, progress=progress,
         )
         labels, _ = _harden(
             registered,
@@ -305,10 +307,9 @@ def _cluster_one_side(
         other = registration.transfer(start, direction)
         return [(start, other) if direction == 1 else (other, start)], n_iter
     log_q0 = _init_log_q(Z, weights, n_clusters, init, init_mix, rng)
-    factored = harden and isinstance(registered, tuple)
     S, n_iter = _gkms(
         registered, log_q0, weights, step_size=step_size, max_iter=max_iter,
-        patience=_GKMS_PATIENCE if factored else None, progress=progress,
+        patience=patience if harden else None, progress=progress,
     )
     starts = [S]
     if harden:
@@ -610,6 +611,7 @@ def transport_clustering(
                 step_size=step_size,
                 max_iter=max_iter,
                 harden=refine != "none",
+                patience=_GKMS_PATIENCE if C is None else None,
                 rng=np.random.RandomState(seed),
                 progress=progress,
             )
