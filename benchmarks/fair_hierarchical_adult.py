@@ -34,6 +34,7 @@ FITS = {  # row name -> estimator parameters (None: vanilla tree, no groups)
     "polylog h=4, k=2 (default)": {"method": "polylog", "h": 4, "k": 2},
     "polylog h=8, k=2": {"method": "polylog", "h": 8, "k": 2},
     "reduction h=4, k=2": {"method": "reduction", "h": 4, "k": 2},
+    "reduction h=8, k=2": {"method": "reduction", "h": 8, "k": 2},
 }
 ATTRIBUTES = {"sex": False, "race (5 groups)": True}
 
