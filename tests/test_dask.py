@@ -251,6 +251,8 @@ def test_sample_rows(n):
     pd.testing.assert_frame_equal(sample_rows(frame, n, random_state=0), frame.iloc[mem[:, 0] // 2])
     with pytest.raises(ValueError, match="n_samples"):
         sample_rows(X, 101)
+    with pytest.raises(ValueError, match="to_dask_array"):
+        sample_rows(dd.from_pandas(frame, npartitions=2), 3)
 
 
 # ------------------------------------------------------------- UnlabeledPCA.fit, distributed

@@ -310,6 +310,11 @@ def sample_rows(X, n_samples, random_state=None):
     """
     from sklearn.utils import check_random_state
 
+    if is_dask_dataframe(X):
+        raise ValueError(
+            "sample_rows takes a Dask array, not a Dask DataFrame: pass "
+            "X.to_dask_array(lengths=True), or use X.sample(frac=...)."
+        )
     n_rows = X.shape[0]
     if isinstance(n_samples, float | np.floating) and 0 < n_samples <= 1:
         n_samples = max(1, int(round(n_samples * n_rows)))
