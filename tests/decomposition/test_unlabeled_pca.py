@@ -124,9 +124,12 @@ def test_hard_em_restores_dense_permutations():
     X_hat = upca.fit_restore(X)
     err = np.linalg.norm(X_hat - X_true, axis=1)
     assert np.mean(err[permuted] < 1e-6) >= 0.9
-    lsrf = UnlabeledPCA(3).fit_restore(X)  # LSRF cannot undo dense permutations
+    lsrf = UnlabeledPCA(3, stage2="lsrf").fit_restore(X)  # LSRF cannot undo dense ones
     assert np.mean(np.linalg.norm(lsrf - X_true, axis=1)[permuted] < 1e-6) < 0.1
     np.testing.assert_array_equal(upca.fit_restore(X), X_hat)  # seeded starts
+    # the default (stage2="auto") sends them to hard EM
+    auto = UnlabeledPCA(3, random_state=0).fit_restore(X)
+    assert np.mean(np.linalg.norm(auto - X_true, axis=1)[permuted] < 1e-6) >= 0.9
 
 
 # --- solver identities -------------------------------------------------------------

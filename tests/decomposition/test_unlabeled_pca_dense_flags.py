@@ -42,8 +42,11 @@ def test_hard_em_restores_dense_permutations_where_stage1_succeeds(m, r, inliers
     X_hat = upca.fit_restore(X)
     assert principal_angle(upca.components_, components) < 2.0  # Stage I succeeded
     assert _restored_fraction(X_hat, X_true, permuted) >= 0.99
-    lsrf = UnlabeledPCA(r).fit_restore(X)  # the sparse solver cannot undo dense permutations
+    lsrf = UnlabeledPCA(r, stage2="lsrf").fit_restore(X)  # the sparse solver cannot
     assert _restored_fraction(lsrf, X_true, permuted) < 0.2
+    # the default (stage2="auto") sends them to hard EM
+    auto = UnlabeledPCA(r, random_state=seed).fit_restore(X)
+    assert _restored_fraction(auto, X_true, permuted) >= 0.99
 
 
 def test_hard_em_with_missing_entries_and_uninformative_first_moment():

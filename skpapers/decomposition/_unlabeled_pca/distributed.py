@@ -219,8 +219,10 @@ def _threshold(d, r, m, k):
 def _clean_distance(d, flagged):
     """``solver._clean_distance`` of the distances ``d`` (a Dask array), or None."""
     clean = (~flagged) & (d > _EXACT_FIT)
-    count, total = compute(clean.sum(), (d**2 * clean).sum())
-    return float(np.sqrt(total / count)) if count else None
+    unflagged, count, total = compute((~flagged).sum(), clean.sum(), (d**2 * clean).sum())
+    if not unflagged:
+        return None
+    return float(np.sqrt(total / count)) if count else 0.0
 
 
 @_one_thread

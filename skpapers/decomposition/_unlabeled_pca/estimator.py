@@ -51,8 +51,13 @@ class UnlabeledPCA(
         Stage-I subspace estimator: ``"dpcp"`` is DPCP-IRLS (projected onto the
         row span when ``n_features > n_samples``), ``"cop"`` coherence pursuit,
         ``"pca"`` the top singular vectors of the unit-normalised samples.
-    stage2 : {"lsrf", "l1", "pl", "hard_em"}, default="lsrf"
-        Stage-II unlabeled-sensing solver: ``"lsrf"`` least squares with
+    stage2 : {"auto", "lsrf", "l1", "pl", "hard_em"}, default="auto"
+        Stage-II unlabeled-sensing solver: ``"auto"`` LSRF, and, on data close
+        to rank ``n_components`` (:attr:`clean_distance_` at most 0.1), hard EM
+        for the samples whose LSRF restoration does not match their sorted
+        values to 3 times :attr:`clean_distance_` (densely permuted samples);
+        hard EM's restoration replaces LSRF's where it does (Notes);
+        ``"lsrf"`` least squares with
         recursive filtration (the paper's), ``"l1"`` least absolute deviations,
         ``"pl"`` pseudo-likelihood, ``"hard_em"`` sort-and-match hard EM started
         from the coefficients that match the first two power sums of the sample
@@ -100,9 +105,9 @@ class UnlabeledPCA(
         independently. ``None`` means 1 unless in a
         :obj:`joblib.parallel_config` context; ``-1`` uses all processors; 0 is refused.
     random_state : int, RandomState instance or None, default=None
-        Seeds the search points of ``stage2="hard_em"`` (for ``n_components``
-        other than 3 and after the first round); every other option is
-        deterministic.
+        Seeds the search points of hard EM (``stage2="hard_em"``, and
+        ``"auto"`` on densely permuted samples; for ``n_components`` other than
+        3 and after the first round); every other option is deterministic.
     verbose : int, default=0
         0 silent; 1 one line per stage (Stage I, flagging, Stage II) with the
         elapsed seconds on the ``skpapers.unlabeled_pca`` logger; 2 also the
@@ -377,7 +382,7 @@ class UnlabeledPCA(
         n_components,
         *,
         stage1="dpcp",
-        stage2="lsrf",
+        stage2="auto",
         p=0.5,
         restore_samples="checked",
         outlier_threshold=3.0,

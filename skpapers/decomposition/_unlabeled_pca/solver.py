@@ -6,6 +6,7 @@
 calls in ``fit``; :func:`coefficients` is what ``transform`` and ``restore`` call.
 """
 
+import functools
 import numbers
 import warnings
 from dataclasses import dataclass
@@ -70,7 +71,7 @@ def _moment_schedule(r):
 PARAMETER_CONSTRAINTS = {
     "n_components": [Interval(numbers.Integral, 1, None, closed="left")],
     "stage1": [StrOptions({"dpcp", "cop", "pca"})],
-    "stage2": [StrOptions({"lsrf", "l1", "pl", "hard_em"})],
+    "stage2": [StrOptions({"auto", "lsrf", "l1", "pl", "hard_em"})],
     "p": [Interval(numbers.Real, 0, 2, closed="right")],
     "restore_samples": [StrOptions({"checked", "flagged", "all"})],
     "outlier_threshold": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -220,9 +221,15 @@ def _warn_too_far(median, n_flagged, n, threshold, r, m):
 
 
 def _clean_distance(d, flagged):
-    """Root mean square distance of the unflagged samples the fit does not pass through."""
+    """Root mean square distance of the unflagged samples the fit does not pass through.
+
+    0 when every unflagged sample lies on the subspace (exactly low-rank data),
+    None when every sample is flagged.
+    """
+    if flagged.all():
+        return None
     clean = d[~flagged & (d > _EXACT_FIT)]
-    return float(np.sqrt(np.mean(clean**2))) if clean.size else None
+    return float(np.sqrt(np.mean(clean**2))) if clean.size else 0.0
 
 
 def _warn_no_clean_part(n, k, median, median_clean, threshold, rule, r):
@@ -356,7 +363,7 @@ def _stage2_chunk(A, Y, M, method, tol, search):
     return _moment_search(A, Y, M, accept, dirs, full, n_best, n_first)[0]
 
 
-def _stage2(U, Y, M, stage2, lsrf_tol, n_jobs, random_state, threshold, progress=None):
+def _stage2(U, Y, M, stage2, *, lsrf_tol, n_jobs, random_state, threshold, progress=None):
     search = None
     if stage2 == "hard_em":
         rng = check_random_state(random_state)
@@ -430,22 +437,77 @@ def _coefficients(
         selected = np.asarray(flags, dtype=bool)
     else:
         selected = distances(Y, M, C, U) > threshold
+    n_dense = 0
     if selected.any():
         rows = np.flatnonzero(selected)
-        M_sel = None if M is None else M[rows]
-        C_sel = _stage2(
-            U, Y[rows], M_sel, stage2, lsrf_tol, n_jobs, random_state, threshold, progress
-        )
-        if restore_samples == "checked" and stage2 != "hard_em":  # keep clear improvements
-            helps = _restoration_helps(U, Y[rows], M_sel, C_sel, clean_distance)
+        Y_sel, M_sel = Y[rows], None if M is None else M[rows]
+        solve = functools.partial(
+            _stage2, lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state,
+            threshold=threshold, progress=progress,
+        )  # fmt: skip
+        C_sel = solve(U, Y_sel, M_sel, "lsrf" if stage2 == "auto" else stage2)
+        dense = np.full(rows.size, stage2 == "hard_em")
+        if stage2 == "auto":  # hard EM where LSRF's sorted values miss the noise level
+            dense = ~_dense_helps(U, Y_sel, M_sel, C_sel, clean_distance)
+            dense &= clean_distance is not None and clean_distance <= _SHAPE_FROM
+            if dense.any():
+                M_d = None if M_sel is None else M_sel[dense]
+                C_d = solve(U, Y_sel[dense], M_d, "hard_em")
+                # hard EM's restoration replaces LSRF's where it fits the sorted values
+                # to the noise level of the clean samples
+                fits = _dense_helps(U, Y_sel[dense], M_d, C_d, clean_distance)
+                C_sel[np.flatnonzero(dense)[fits]] = C_d[fits]
+                dense[np.flatnonzero(dense)[~fits]] = False
+        n_dense = int(dense.sum()) if stage2 == "auto" else 0
+        if restore_samples == "checked":  # keep clear improvements
+            helps = _restoration_helps(U, Y_sel, M_sel, C_sel, clean_distance)
+            if stage2 == "hard_em":
+                helps = _dense_helps(U, Y_sel, M_sel, C_sel, clean_distance)
+            helps[dense] = True  # hard EM under "auto": kept only at the noise level
             if not helps.any():
                 _warn_left_unchanged(rows.size)
             rows, C_sel = rows[helps], C_sel[helps]
             selected = np.zeros(len(Y), dtype=bool)
             selected[rows] = True
         C[rows] = C_sel
-    progress.stage(f"Stage II ({stage2}): restored {int(selected.sum())} of {len(Y)} samples")
+    label = stage2
+    if stage2 == "auto":
+        label = f"lsrf, hard_em on {n_dense}" if n_dense else "lsrf"
+    progress.stage(f"Stage II ({label}): restored {int(selected.sum())} of {len(Y)} samples")
     return C, selected, M
+
+
+def _sorted_error(U, Y, M, C):
+    """``|sort(y) - sort(restoration)|`` over the observed entries of each sample.
+
+    Permutation-invariant: for a permuted sample ``y`` the sorted values are
+    those of its true values, so a correct restoration has a sorted error at
+    the noise level, however many entries the permutation moved.
+    """
+    fit = C @ U.T
+    if M is None:
+        return np.linalg.norm(np.sort(Y, axis=1) - np.sort(fit, axis=1), axis=1)
+    first = np.arange(Y.shape[1])[None, :] < M.sum(axis=1)[:, None]
+    a = np.sort(np.where(M, Y, np.inf), axis=1)
+    b = np.sort(np.where(M, fit, np.inf), axis=1)
+    return np.sqrt(np.sum((np.where(first, a, 0.0) - np.where(first, b, 0.0)) ** 2, axis=1))
+
+
+def _dense_helps(U, Y, M, C, clean_distance):
+    """Whether each dense restoration (hard EM) is kept by ``restore_samples="checked"``.
+
+    Most entries of such a sample moved, so its own residual cannot tell the
+    restoration's error (:func:`_restoration_helps`); its sorted values can:
+    a restoration is kept when its sorted error is at most 3 times the typical
+    distance of the clean samples (``clean_distance``, relative), on data close
+    to rank ``r`` (``clean_distance <= _SHAPE_FROM = 0.1``, or 0: exactly of
+    rank ``r``). Far from rank ``r`` a point of the subspace can match the
+    sorted values of any sample roughly, clean or not.
+    """
+    if clean_distance is None or clean_distance > _SHAPE_FROM:
+        return np.zeros(len(Y), dtype=bool)
+    norms = np.linalg.norm(Y if M is None else np.where(M, Y, 0.0), axis=1)
+    return _sorted_error(U, Y, M, C) <= 3.0 * max(clean_distance, _EXACT_FIT) * norms
 
 
 def _restoration_helps(U, Y, M, C, clean_distance=None):
@@ -533,7 +595,7 @@ def unlabeled_pca(
     n_components,
     *,
     stage1="dpcp",
-    stage2="lsrf",
+    stage2="auto",
     p=0.5,
     restore_samples="checked",
     outlier_threshold=3.0,
@@ -562,8 +624,9 @@ def unlabeled_pca(
         Dimension of the subspace, ``1 <= n_components < n_features``.
     stage1 : {"dpcp", "cop", "pca"}, default="dpcp"
         Stage-I subspace estimator.
-    stage2 : {"lsrf", "l1", "pl", "hard_em"}, default="lsrf"
-        Stage-II unlabeled-sensing solver.
+    stage2 : {"auto", "lsrf", "l1", "pl", "hard_em"}, default="auto"
+        Stage-II unlabeled-sensing solver (``"auto"``: LSRF, and hard EM for
+        the samples LSRF leaves mostly unfitted).
     p : float in (0, 2], default=0.5
         Exponent of the DPCP objective ``sum_j dist(x_j, S)**p``.
     restore_samples : {"checked", "flagged", "all"}, default="checked"

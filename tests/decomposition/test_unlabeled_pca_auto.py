@@ -1,0 +1,50 @@
+# Authors: The skpapers developers
+# SPDX-License-Identifier: BSD-3-Clause
+"""UnlabeledPCA's default Stage II (stage2="auto"): hard EM for densely permuted samples."""
+
+import numpy as np
+import pytest
+
+from skpapers.datasets import make_permuted_subspace
+from skpapers.decomposition import UnlabeledPCA
+from skpapers.metrics import principal_angle
+
+
+def _restored(X_hat, X_true, rows, tol=0.05):
+    err = np.linalg.norm(X_hat - X_true, axis=1) / np.linalg.norm(X_true, axis=1)
+    return float(np.mean(err[rows] < tol))
+
+
+@pytest.mark.parametrize("inliers, seed", [(10, 211), (15, 212), (20, 213), (25, 214)])
+def test_paper_dense_setting_with_default_parameters(inliers, seed):
+    # m = 50, n = 100, r = 3, every entry of the permuted samples shuffled, noise 0.01
+    X, X_true, components, permuted = make_permuted_subspace(
+        100, 50, 3, outlier_ratio=1 - inliers / 100, shuffled_ratio=1.0, random_state=seed
+    )
+    upca = UnlabeledPCA(3, random_state=0)
+    X_hat = upca.fit_restore(X)
+    assert principal_angle(upca.components_, components) < 2.0  # Stage I succeeded
+    assert _restored(X_hat, X_true, permuted) >= 0.99
+    # sparse permutations keep LSRF's restorations (hard EM only where LSRF fits few entries)
+    X, X_true, _, permuted = make_permuted_subspace(300, 50, 3, random_state=seed)
+    auto = UnlabeledPCA(3).fit_restore(X)
+    np.testing.assert_array_equal(auto, UnlabeledPCA(3, stage2="lsrf").fit_restore(X))
+
+
+@pytest.mark.parametrize("seed", [221, 222])
+def test_fully_shuffled_samples_with_missing_entries(seed):
+    # 30% of the entries missing, the observed entries of 90% of the samples all shuffled
+    X_clean, X_true, _, _ = make_permuted_subspace(
+        300, 50, 3, outlier_ratio=0.0, shuffled_ratio=0.0, random_state=seed
+    )
+    rng = np.random.default_rng(seed)
+    X = X_clean.copy()
+    X[rng.random(X.shape) < 0.3] = np.nan
+    permuted = np.arange(300) < 270
+    for j in np.flatnonzero(permuted):
+        seen = np.flatnonzero(~np.isnan(X[j]))
+        X[j, seen] = X[j, rng.permutation(seen)]
+    X_hat = UnlabeledPCA(3, random_state=0).fit_restore(X)
+    assert _restored(X_hat, X_true, permuted) >= 0.99
+    lsrf = UnlabeledPCA(3, stage2="lsrf").fit_restore(X)
+    assert _restored(lsrf, X_true, permuted) < 0.1
