@@ -25,9 +25,10 @@ might pick by habit), both capped at ``n_attributes - 2``.
   held out).
 
 Development tables (used while choosing the default): scikit-learn's wine,
-diabetes and the malignant rows of breast cancer (the papers use the benign ones). Held-out tables: statsmodels' elnino, statecrime, macrodata,
-anes96, star98, scotland and fair (the first 1000 records), scikit-learn's
-iris, linnerud and 1000 records of California housing (needs the file in the
+diabetes and the malignant rows of breast cancer (the papers use the benign
+ones). Held-out tables: statsmodels' elnino, statecrime, macrodata, anes96,
+star98, scotland and fair (the first 1000 records), scikit-learn's iris,
+linnerud and 1000 records of California housing (needs the file in the
 scikit-learn data home; skipped otherwise).
 
 Run: ``python benchmarks/upca_real_tables.py [--quick] [--seeds N]
