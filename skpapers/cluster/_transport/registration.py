@@ -191,8 +191,10 @@ def _split_scores(Xs, Ys, rng, *, step_size, max_iter):
     hard = np.zeros((Xs.shape[0], 2))
     hard[np.arange(Xs.shape[0]), _two_means(Xs, rng)] = 1.0
     log_q0 = _init_log_q(Xs, a, 2, hard, 0.5, rng)
+    # the split reads the co-clusters' sums: stop once the hard labels settle
     Q, _ = _gkms(
-        (A / scale, B[sigma]), log_q0, a, step_size=step_size, max_iter=max_iter, tol=1e-6
+        (A / scale, B[sigma]), log_q0, a, step_size=step_size, max_iter=max_iter, tol=1e-6,
+        patience=10,
     )
     R = np.empty_like(Q)
     R[sigma] = Q
@@ -227,8 +229,12 @@ def _hierarchical_assignment(
     principal direction of the block (``split="pca"``, sliced matching;
     ``"auto"`` uses it below the top four levels of the tree, for blocks of at
     most ``max(leaf_size, n / 16)`` pairs).
-    ``leaf_size`` None means 1024 up to n = 65536, 512 up to 262144, else 256
-    (the leaves cost O(n leaf_size^1.5) time).
+    ``leaf_size`` None means 1024 up to n = 65536, else 256 (the leaves cost
+    O(n leaf_size^1.5) time; at n = m = 2e5, d = K = 50, leaves of 256 instead
+    of 512 cost 2.3 % more in registration, 0.015 % more in the final plan,
+    for 2.4 times less registration time). Samples of 512 pairs instead of
+    1024 would quarter the split time but cut through clusters: 18 % above the
+    exact registration with 50 clusters in d = 50 at n = 2100.
 
     ``seams``: once every leaf is solved, the pairs whose sources lie within
     ``leaf_size / 2`` ranks of a cut (on either side) are re-assigned exactly
@@ -238,7 +244,7 @@ def _hierarchical_assignment(
     """
     n = X.shape[0]
     if leaf_size is None:
-        leaf_size = 1024 if n <= 65536 else 512 if n <= 262144 else 256
+        leaf_size = 1024 if n <= 65536 else 256
     tc_split_size = max(leaf_size, n // 16)
     sigma = np.empty(n, dtype=np.intp)
     stack = [(np.arange(n), np.arange(n))]

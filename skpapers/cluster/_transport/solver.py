@@ -314,8 +314,10 @@ def _cluster_one_side(
     starts = [S]
     if harden:
         starts.append(np.argmax(S, axis=1))
-        if not (isinstance(init, str) and init == "random"):
-            starts.append(np.argmax(log_q0, axis=1))
+        initial = np.argmax(log_q0, axis=1)
+        # the initial partition, unless mirror descent left its labels as they were
+        if not (isinstance(init, str) and init == "random" or np.array_equal(initial, starts[1])):
+            starts.append(initial)
     candidates = []
     for start in starts:
         if start.ndim == 1:
