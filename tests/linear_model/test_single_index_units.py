@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy.testing import assert_allclose
+from numpy.testing import assert_allclose, assert_array_equal
 
 from skpapers.datasets import make_contaminated_sim
 from skpapers.linear_model import RobustSingleIndexRegressor
@@ -27,3 +27,19 @@ def test_robust_whitenings_do_not_depend_on_the_units(log10_c, whiten):
     assert_allclose(est.coef_ * c, ref.coef_, rtol=1e-8, atol=1e-10)
     assert_allclose(est.intercept_, ref.intercept_, atol=1e-10)
     assert np.isfinite(est.predict(X[:5] * c)).all()
+
+
+def test_independent_columns_sample_shortcut_agrees_with_all_rows():
+    from skpapers.linear_model._single_index.solver import _independent_columns
+
+    rng = np.random.RandomState(51)
+    X = rng.standard_normal((5000, 6))
+    X[:, 4] = X[:, 0] - 2 * X[:, 1]  # a combination on all rows
+    X[:, 5] = 0.0
+    X[7, 5] = 1.0  # constant on the sample, moving on all rows: kept
+    short = _independent_columns(X, sample_rows=500)
+    full = _independent_columns(X, sample_rows=10**9)
+    assert_array_equal(short[0], full[0])
+    assert short[1] == full[1] == {4: "a combination of earlier columns"}
+    clean = rng.standard_normal((5000, 6))
+    assert_array_equal(_independent_columns(clean, sample_rows=500)[0], np.arange(6))
