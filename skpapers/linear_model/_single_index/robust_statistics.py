@@ -192,6 +192,28 @@ def duplicate_mask(X, rng, n_proj=3, resolution=1e-3, min_size=None):
     return drop
 
 
+_EXACT_START_MAX_DIM = 200  # exact eigenvector starts up to this dimension
+
+
+def _top_eigenvector(Z, weights=None, centre=None, transform=None):
+    """Top eigenvector of the (weighted, centred, transformed) second moment of Z.
+
+    ``sum_i w_i (z_i - c)(z_i - c)^T / sum_i w_i`` with ``c = centre`` (0 when
+    None), then ``T M T`` for a symmetric ``transform`` T. One O(n d^2) pass and
+    an O(d^3) eigendecomposition: the deterministic start of the power
+    iterations (a random start makes the fit depend on ``random_state``).
+    """
+    w = np.ones(Z.shape[0]) if weights is None else weights
+    M = (Z.T * w) @ Z / w.sum()
+    if centre is not None:
+        m = (w @ Z) / w.sum()
+        M = M - np.outer(m, centre) - np.outer(centre, m) + np.outer(centre, centre)
+    if transform is not None:
+        M = transform @ M @ transform
+    _, vecs = eigh(np.asarray(M, dtype=np.float64))
+    return vecs[:, -1]
+
+
 def mp_edge(m, dim, kappa=1.0):
     """Top eigenvalue of the covariance of m isotropic rows: ``(1 + sqrt(kappa dim / m))^2``.
 
@@ -262,7 +284,7 @@ def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=N
     if eps <= 0 or d < min_features or n < 4 * d:
         return drop, None
     if direction is None:
-        v = rng.standard_normal(d)
+        v = _top_eigenvector(Z) if d <= _EXACT_START_MAX_DIM else rng.standard_normal(d)
         for _ in range(n_power):
             u = Z.T @ (Z @ v.astype(Z.dtype))
             nu = np.linalg.norm(u)
@@ -323,7 +345,10 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
     v = state.get("v")
     first = n_power[1]
     if v is None or v.shape != (d,):
-        v = rng.standard_normal(d)
+        if d <= _EXACT_START_MAX_DIM:
+            v = _top_eigenvector(Z, w, centre=(w @ Z) / w.sum())
+        else:
+            v = rng.standard_normal(d)
         v /= np.linalg.norm(v)
         first = n_power[0]
     for round_ in range(max_rounds):
@@ -502,7 +527,14 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
     v = state.get("v")
     steps = n_power[1]
     if v is None or v.shape[0] != dim:
-        v = rng.standard_normal(dim)
+        if dim <= _EXACT_START_MAX_DIM:  # rows c_i [z_i; 1], whitened by A
+            rows = Z * c[:, None]
+            if with_one:
+                rows = np.column_stack([rows, c])
+            T = None if whitener is None else np.column_stack([A(e) for e in np.eye(dim)])
+            v = _top_eigenvector(rows, centre=rows.mean(axis=0), transform=T)
+        else:
+            v = rng.standard_normal(dim)
         v /= np.linalg.norm(v)
         steps = n_power[0]
     w = np.ones(m)
