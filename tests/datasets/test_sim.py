@@ -11,7 +11,7 @@ from skpapers.datasets import make_contaminated_sim
 
 ATTACKS = [
     "labels", "hijack", "gradient", "leverage", "mimic", "random",
-    "saturate", "cluster", "spread_hijack", "subclip", "second_index",
+    "saturate", "cluster", "spread_hijack", "subclip", "second_index", "point_mass", "mixed",
 ]
 
 
@@ -130,6 +130,30 @@ def test_new_attacks_follow_their_laws():
     direction = np.linalg.lstsq(X[mask], y[mask], rcond=None)[0]
     assert_allclose(np.linalg.norm(direction), 1.5, rtol=1e-8)
     assert abs(direction @ coef) < 1e-8
+
+
+def test_point_mass_and_mixed_attacks_follow_their_laws():
+    n, d = 4000, 10
+    X, y, coef, mask = make_contaminated_sim(n, d, "relu", 0.5, 0.1, "point_mass", random_state=3)
+    # every corrupted row on one hyperplane x . u = 1.5, u orthogonal to coef
+    centred = X[mask] - X[mask].mean(axis=0)
+    evals, evecs = np.linalg.eigh(centred.T @ centred)
+    u = evecs[:, 0]
+    assert evals[0] < 1e-12 * evals[-1]
+    assert_allclose(np.abs(X[mask] @ u), 1.5, rtol=1e-12)
+    assert abs(u @ coef) < 1e-12
+    shift = y[mask] - np.maximum(X[mask] @ coef, 0)
+    assert np.ptp(shift) < 1e-9 and 0.3 < shift[0] < 0.6  # under the Huber clip, one sign
+
+    X, y, coef, mask = make_contaminated_sim(n, d, "identity", 0.0, 0.15, "mixed", random_state=3)
+    idx = np.flatnonzero(mask)
+    flipped = np.isclose(y[idx], -(X[idx] @ coef), atol=1e-12)
+    assert flipped.sum() == 200  # the last third of the 600 corrupted rows
+    tilted = idx[~flipped]
+    # the tilted rows spread along two directions orthogonal to coef (variance 1 + 2.25 / 2)
+    evals, evecs = np.linalg.eigh(np.cov(X[tilted], rowvar=False))
+    assert np.all(evals[-2:] > 1.7) and np.all(evals[:-2] < 1.4)
+    assert np.all(np.abs(evecs[:, -2:].T @ coef) < 0.15)
 
 
 def test_condition_number_sets_the_covariance_and_the_index_scale():
