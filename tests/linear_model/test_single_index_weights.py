@@ -20,6 +20,7 @@ def _data(seed, n=800, d=6, eps=0.1, attack="labels"):
     return make_contaminated_sim(n, d, "gelu", (2.5, 0.5), eps, attack, random_state=seed)
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 @pytest.mark.parametrize("seed", [41, 42])
 def test_integer_weights_are_row_repetitions(seed):
     X, y, _, _ = _data(seed)
