@@ -78,7 +78,7 @@ class SingleIndexDisplay:
     >>> est = RobustSingleIndexRegressor("tanh", random_state=0).fit(X, y)
     >>> display = SingleIndexDisplay.from_estimator(est, X, y)
     >>> display.ax_[0].get_title()
-    '124 of 2000 rows removed by the filter, 5 not explained'
+    '173 of 2000 rows removed by the filter, 9 not explained'
     """
 
     def __init__(
