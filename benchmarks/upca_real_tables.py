@@ -144,11 +144,17 @@ VALUES = ["ratio", "worse 2%", "worse 10%", "warned", "restored", "error", "noth
 
 def main(argv=None):
     p = parser(__doc__.splitlines()[0], ("R1", "R2"))
-    p.add_argument("--tables", default="all", choices=("dev", "held-out", "all"))
+    p.add_argument(
+        "--tables", default="all", help="dev, held-out, all, or comma-separated table names"
+    )
+    p.add_argument("--methods", default=",".join(label for label, _ in METHODS),
+                   help="comma-separated method labels")  # fmt: skip
     args = p.parse_args(argv)
     seeds = seed_list(args)[:2] if args.quick else seed_list(args)
-    names = {"dev": DEV, "held-out": HELD_OUT, "all": DEV + HELD_OUT}[args.tables]
-    rows = [row for name in names for row in run_table(name, seeds)]
+    groups = {"dev": DEV, "held-out": HELD_OUT, "all": DEV + HELD_OUT}
+    names = groups.get(args.tables, tuple(args.tables.split(",")))
+    methods = [(label, params) for label, params in METHODS if label in args.methods.split(",")]
+    rows = [row for name in names for row in run_table(name, seeds, methods)]
     for row in rows:
         row["group"] = "development" if row["table"] in DEV else "held out"
     report = Report("upca_real_tables", "Unlabeled PCA on real tables", out=args.out)

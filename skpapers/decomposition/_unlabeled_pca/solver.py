@@ -141,14 +141,20 @@ def _describe(rows):
     return f"{rows.size} sample(s) (indices {head}{', ...' if rows.size > 10 else ''})"
 
 
-def observed(X, n_components, who="UnlabeledPCA"):
-    """Zero-filled float64 copy of ``X`` and its mask (``None`` if complete)."""
+def observed(X, n_components, who="UnlabeledPCA", fitting=False):
+    """Zero-filled float64 copy of ``X`` and its mask (``None`` if complete).
+
+    ``fitting``: ``X`` is the training set, and a feature missing in all of it
+    leaves the subspace without information there (a warning). On samples to
+    restore, a feature missing in all of them is filled from the fitted
+    subspace like any missing entry: no warning.
+    """
     missing = np.isnan(X)
     if not missing.any():
         return np.asarray(X, dtype=np.float64), None
     mask = ~missing
     empty = np.flatnonzero(~mask.any(axis=0))
-    if empty.size:
+    if fitting and empty.size:
         head = ", ".join(str(i) for i in empty[:10]) + (", ..." if empty.size > 10 else "")
         warnings.warn(
             f"{who}: feature column(s) {head} are missing (NaN) in every sample. The "
@@ -708,7 +714,7 @@ def unlabeled_pca(
         f"Stage I {stage1!r}"
     )
     scale = _power_of_two_scale(X)
-    Y, M = observed(X / scale, r)
+    Y, M = observed(X / scale, r, fitting=True)
     if lsrf_tol is not None and lsrf_tol != "auto":
         lsrf_tol = lsrf_tol / scale
     with _one_blas_thread(min(n_samples, n_features)):
