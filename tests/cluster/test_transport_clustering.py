@@ -324,7 +324,12 @@ def test_transport_plan_refused_above_the_memory_budget(planted):
     assert tc.transport_plan().shape == (n, m)
 
 
-def test_weighted_exact_registration_refused_above_the_memory_budget():
+def test_weighted_exact_registration_refused_above_the_memory_budget(monkeypatch):
+    # without POT's network simplex, "exact" is the HiGHS linear program
+    from skpapers.cluster._transport import registration, solver
+
+    monkeypatch.setattr(solver, "_HAS_NETWORK_SIMPLEX", False)
+    monkeypatch.setattr(registration, "_network_simplex", lambda C, a, b: None)
     rng = np.random.default_rng(0)
     X, Y = rng.normal(size=(60, 2)), rng.normal(size=(50, 2))
     w = rng.uniform(0.5, 2.0, 60)
@@ -335,6 +340,26 @@ def test_weighted_exact_registration_refused_above_the_memory_budget():
     auto = TransportClustering(2, max_dense_entries=60 * 50 * 100, random_state=0)
     auto.fit(X, X_target=Y, sample_weight=w)
     assert np.isfinite(auto.cost_)
+
+
+def test_network_simplex_registration_is_the_exact_plan(monkeypatch):
+    pytest.importorskip("ot", reason="the network simplex is POT's")
+    from skpapers.cluster._transport import registration
+
+    rng = np.random.default_rng(1)
+    X, Y = rng.normal(size=(70, 3)), rng.normal(size=(45, 3)) + 0.5
+    w, v = rng.uniform(0.5, 2.0, 70), rng.uniform(0.5, 2.0, 45)
+    C = cdist(X, Y, "sqeuclidean")
+    a, b = w / w.sum(), v / v.sum()
+    # "auto" registers unequal weighted sets exactly (the dense cost fits)
+    est = TransportClustering(3, random_state=0).fit(X, X_target=Y, sample_weight=w,
+                                                     target_weight=v)
+    _check_feasible(est, a, b)
+    assert est.registration_cost_ == pytest.approx(_exact_ot_cost(C, a, b), rel=1e-9)
+    # the HiGHS fallback finds a plan of the same cost
+    monkeypatch.setattr(registration, "_network_simplex", lambda C, a, b: None)
+    P = registration._exact_ot(C, a, b)
+    assert np.sum(P * C) == pytest.approx(est.registration_cost_, rel=1e-9)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)

@@ -3,12 +3,15 @@
 """Registration step of transport clustering: full-rank OT plans and bijections.
 
 * ``_assignment``: optimal permutation (Hungarian / LAPJV, scipy).
-* ``_exact_ot``: exact Kantorovich plan by linear programming (HiGHS, scipy).
+* ``_exact_ot``: exact Kantorovich plan by POT's network simplex when POT is
+  installed, else by linear programming (HiGHS, scipy).
 * ``_sinkhorn``: log-domain entropic plan with epsilon-scaling, rounded onto
   the transport polytope; ``_round_to_permutation`` turns it into a bijection.
 * ``_hierarchical_assignment``: bijection by recursive balanced rank-2 splits
   (squared Euclidean, linear memory).
 """
+
+import warnings
 
 import numpy as np
 from scipy import sparse
@@ -48,8 +51,33 @@ def _round_to_polytope(P, a, b):
     return P
 
 
+def _network_simplex(C, a, b):
+    """Exact optimal coupling by POT's network simplex (``ot.emd``), or None.
+
+    None when POT (the ``ot`` extra) is not installed or the solver stopped
+    short of optimality. At 1000 x 700 it takes 0.05 s where the HiGHS linear
+    program needs about 1 GB and eps = 1e-5 Sinkhorn about 10 s (for a plan
+    6 % costlier).
+    """
+    try:
+        import ot
+    except ImportError:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # reported through result_code below
+        P, log = ot.emd(
+            a, b, np.ascontiguousarray(C), numItermax=max(100_000, 100 * sum(C.shape)), log=True
+        )
+    if log["result_code"] != 1:
+        return None
+    return _round_to_polytope(np.asarray(P, dtype=np.float64), a, b)
+
+
 def _exact_ot(C, a, b):
-    """Exact optimal coupling in ``Pi(a, b)`` by the HiGHS linear-program solver."""
+    """Exact optimal coupling in ``Pi(a, b)``: network simplex, else the HiGHS linear program."""
+    P = _network_simplex(C, a, b)
+    if P is not None:
+        return P
     n, m = C.shape
     rows = sparse.kron(sparse.eye(n), np.ones((1, m)))
     cols = sparse.kron(np.ones((1, n)), sparse.eye(m))

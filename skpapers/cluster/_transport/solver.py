@@ -7,6 +7,7 @@ it returns the factors ``(Q, R, g)`` of the plan ``Q diag(1/g) R^T`` and a
 :class:`TransportClusteringResult`.
 """
 
+import importlib.util
 import numbers
 from dataclasses import dataclass
 
@@ -59,7 +60,11 @@ CDIST_METRICS = frozenset(
         "sqeuclidean",
     }
 )
-# "auto" solves a Kantorovich registration exactly (HiGHS) up to this many n x m
+# unequal sizes or weights: with POT installed (the "ot" extra), "auto" solves the
+# Kantorovich registration exactly by its network simplex whenever the dense cost fits
+_HAS_NETWORK_SIMPLEX = importlib.util.find_spec("ot") is not None
+
+# without POT, "auto" solves a Kantorovich registration exactly (HiGHS) up to this many n x m
 # entries: there the linear program is as fast as eps = 1e-5 Sinkhorn (about 2 s
 # at 1024 x 256), and Sinkhorn's plan costs 0.2-0.4 % more
 _EXACT_LP_ENTRIES = 2**18
@@ -215,6 +220,8 @@ def _resolve_registration(registration, metric, n, m, a, b, self_transport, max_
             kind = "exact"
         elif uniform and sqeuclidean:
             kind = "hierarchical"
+        elif dense_ok and _HAS_NETWORK_SIMPLEX:
+            kind = "exact"
         elif n * m <= _EXACT_LP_ENTRIES and n * m * _LP_ENTRIES_PER_VARIABLE <= max_dense_entries:
             kind = "exact"
         else:
@@ -224,7 +231,7 @@ def _resolve_registration(registration, metric, n, m, a, b, self_transport, max_
             "registration='hierarchical' needs metric='sqeuclidean', as many targets as "
             "sources and uniform weights."
         )
-    if kind == "exact" and not uniform:
+    if kind == "exact" and not uniform and not _HAS_NETWORK_SIMPLEX:
         check_dense_budget(
             n * m * _LP_ENTRIES_PER_VARIABLE,
             max_dense_entries,
