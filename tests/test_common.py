@@ -144,16 +144,9 @@ def test_deterministic_under_random_state_and_inputs_unchanged(estimator):
 @pytest.fixture(scope="module")
 def dask_client():
     distributed = pytest.importorskip("distributed", reason="the [dask] extra is not installed")
-    with warnings.catch_warnings():
-        # The scheduler's HTTP endpoint falls back to a free port if 8787 is taken.
-        warnings.filterwarnings("ignore", "Port 8787 is already in use", UserWarning)
-        cluster = distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-        )
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    )
     with cluster, distributed.Client(cluster) as client:
         yield client
 
