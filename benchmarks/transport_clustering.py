@@ -14,6 +14,8 @@ Tables:
   n = m in {1000, 2000}, d in {2, 10, 50}, K in {10, 25, 50}.
 * T1 Two moons to eight Gaussians.
 * T4 Weighted, n != m: 1000 sources against 700 targets, random weights.
+* W  Weighted, n != m, held-out families: Student-t noise, anisotropic, 3:1
+  with log-normal weights.
 * T8 Digits co-clustering (stratified halves of ``load_digits``, PCA 50).
 * S  Self-transport against ``KMeans(n_init=10)``: cost (twice the K-means
   inertia over n for a hard plan) and CPU time, ratios per seed.
@@ -34,7 +36,7 @@ from transport_clustering_peers import HAS_OTT, add_ratio_to_best, peers, run_in
 from skpapers.cluster import transport_clustering
 from skpapers.datasets import make_moons_to_gaussians
 
-TABLES = ("G", "T1", "T4", "T8", "S")
+TABLES = ("G", "T1", "T4", "W", "T8", "S")
 PLANTED = 15
 COLS = ["cost", "cost/best peer", "marg_err", "seconds"]
 
@@ -107,11 +109,54 @@ def table_t4(args, seeds):
         a, b = rng.uniform(0.5, 1.5, 1000), rng.uniform(0.5, 1.5, 700)
         for K in (10, 25):
             rows += run_instance(X, Y, K, seed, {"TC": tc(), **peers()}, a=a, b=b, m=700)
-    raw = add_ratio_to_best(pd.DataFrame(rows), ["m"])
+    raw = add_time_ratio(add_ratio_to_best(pd.DataFrame(rows), ["m"]), ["m"])
     note = ("Weighted Kantorovich case: 1000 sources against 700 targets of the Gaussian "
             "clouds (d = 10), weights U[0.5, 1.5] on both sides, seeds "
-            f"{seed_span(seeds)}. " + note_peers())
-    return raw, summarise(raw, ["m", "K", "method"], COLS), note
+            f"{seed_span(seeds)}. time/POT kmeans: wall seconds over POT lowrank_sinkhorn "
+            "(init='kmeans')'s on the same instance, back to back. " + note_peers())
+    return raw, summarise(raw, ["m", "K", "method"], [*COLS, "time/POT kmeans"]), note
+
+
+def add_time_ratio(df, keys, peer="POT kmeans"):
+    """``time/POT kmeans``: our wall seconds over the peer's on the same instance."""
+    inst = [*keys, "K", "seed"]
+    ref = df[df.method == peer].set_index(inst)["seconds"].rename("peer_seconds")
+    df = df.join(ref, on=inst)
+    df["time/POT kmeans"] = df["seconds"] / df["peer_seconds"]
+    return df.drop(columns="peer_seconds")
+
+
+def held_out_family(name, seed):
+    """Weighted, unequal-size instances of families not used while developing."""
+    rng = np.random.RandomState(seed)
+    if name == "student-t":  # heavy-tailed clouds, 1000 vs 700
+        X, Y, _, _ = gaussian_clouds(1000, 10, seed)
+        X += rng.standard_t(3, X.shape)
+        Y = Y[:700] + rng.standard_t(3, (700, 10))
+        return X, Y, rng.uniform(0.5, 1.5, 1000), rng.uniform(0.5, 1.5, 700)
+    if name == "anisotropic":  # clouds through a random linear map, 1000 vs 700
+        X, Y, _, _ = gaussian_clouds(1000, 10, seed)
+        M = rng.standard_normal((10, 10))
+        return X @ M, Y[:700] @ M, rng.uniform(0.5, 1.5, 1000), rng.uniform(0.5, 1.5, 700)
+    # "3:1 log-normal": 900 sources against 300 targets, log-normal weights
+    X, Y, _, _ = gaussian_clouds(900, 10, seed)
+    return X, Y[:300], rng.lognormal(0, 1, 900), rng.lognormal(0, 1, 300)
+
+
+def table_w(args, seeds):
+    rows = []
+    for family in ("student-t", "anisotropic", "3:1 log-normal"):
+        for seed in seeds:
+            X, Y, a, b = held_out_family(family, seed)
+            rows += run_instance(X, Y, 10, seed, {"TC": tc(), **peers(lot=False)}, a=a, b=b,
+                                 family=family)
+    raw = add_time_ratio(add_ratio_to_best(pd.DataFrame(rows), ["family"]), ["family"])
+    note = ("Held-out weighted families, K = 10: Student-t(3) noise added to the Gaussian "
+            "clouds (1000 vs 700), clouds through a random linear map (1000 vs 700), 900 vs "
+            "300 with log-normal(0, 1) weights; other cells U[0.5, 1.5] weights; seeds "
+            f"{seed_span(seeds)}. time/POT kmeans: wall seconds over POT lowrank_sinkhorn "
+            "(init='kmeans')'s on the same instance, back to back. " + note_peers())
+    return raw, summarise(raw, ["family", "K", "method"], [*COLS, "time/POT kmeans"]), note
 
 
 def table_t8(args, seeds):
@@ -163,9 +208,11 @@ def table_s(args, seeds, repeats=3):
     return raw, summarise(raw, ["data", "K"], ["cost/KMeans cost", "time/KMeans time"]), note
 
 
-FUNCS = {"G": table_g, "T1": table_t1, "T4": table_t4, "T8": table_t8, "S": table_s}
+FUNCS = {"G": table_g, "T1": table_t1, "T4": table_t4, "W": table_w, "T8": table_t8,
+         "S": table_s}
 TITLES = {"G": "Gaussian clouds (planted count != rank)", "T1": "Two moons to eight Gaussians",
-          "T4": "Weighted, n != m (1000 vs 700)", "T8": "Digits co-clustering",
+          "T4": "Weighted, n != m (1000 vs 700)",
+          "W": "Weighted, n != m, held-out families", "T8": "Digits co-clustering",
           "S": "Self-transport against KMeans"}
 
 
