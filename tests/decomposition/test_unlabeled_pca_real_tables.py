@@ -80,10 +80,6 @@ def test_a_restoration_is_kept_only_when_it_clearly_helps():
     Y = np.stack([moved, tail, spread])
     C3 = np.repeat(C, 3, axis=0)
     np.testing.assert_array_equal(_restoration_helps(U, Y, None, C3), [True, False, False])
-    # close to the subspace (clean distance <= 0.1): the size test alone
-    np.testing.assert_array_equal(
-        _restoration_helps(U, Y, None, C3, clean_distance=0.05), [True, True, False]
-    )
 
 
 def test_the_threshold_does_not_collapse_with_few_samples():

@@ -54,8 +54,10 @@ class UnlabeledPCA(
     stage2 : {"auto", "lsrf", "l1", "pl", "hard_em"}, default="auto"
         Stage-II unlabeled-sensing solver: ``"auto"`` LSRF, and, on data close
         to rank ``n_components`` (:attr:`clean_distance_` at most 0.1), hard EM
-        for the samples whose LSRF restoration does not match their sorted
-        values to 3 times :attr:`clean_distance_` (densely permuted samples);
+        for the samples about as far from the subspace as a random direction
+        (at least 0.9 times its floor) whose LSRF restoration does not match
+        their sorted values to 3 times :attr:`clean_distance_` (densely
+        permuted samples);
         hard EM's restoration replaces LSRF's where it does (Notes);
         ``"lsrf"`` least squares with
         recursive filtration (the paper's), ``"l1"`` least absolute deviations,
@@ -152,10 +154,11 @@ class UnlabeledPCA(
         :class:`~skpapers.decomposition.FlaggingDisplay` shows.
     clean_distance_ : float or None
         Root mean square distance of the unflagged training samples to the
-        subspace (samples it passes through left out; None when none is
-        left): the error a restoration is expected to have. Below 0.1 (data
-        close to rank ``n_components``) ``restore_samples="checked"`` keeps a
-        restoration on its size alone (Notes).
+        subspace (samples it passes through left out; 0 when every unflagged
+        sample lies on it, None when every sample is flagged): the noise level
+        of the data. At most 0.1 (data close to rank ``n_components``),
+        ``stage2="auto"`` tries hard EM on densely permuted samples and keeps
+        a dense restoration whose sorted values fit within 3 times it.
     n_iter_ : int
         Number of Stage-I iterations (1 for ``"cop"`` and for ``"pca"`` without
         missing entries; on a subsample and then on all samples when there are
@@ -263,11 +266,14 @@ class UnlabeledPCA(
       unrelated, and the restoration is kept only when the residual exceeds
       1.5 times ``|eps|`` estimated from the entries it fits (the lower
       quartile of the absolute residuals, robust to half of the entries
-      moved): ``|delta| > 1.1 |eps|``. Where the clean samples are far from
-      the subspace (:attr:`clean_distance_` above 0.1), the entries beyond 3
-      times that scale must also look like misplaced values: sorted, within
-      half of their unsorted distance to the restored ones (a skewed
+      moved): ``|delta| > 1.1 |eps|``. On complete samples the entries
+      beyond 3 times that scale must also look like misplaced values: sorted,
+      within half of their unsorted distance to the restored ones (a skewed
       attribute's extreme records, which the subspace cannot reach, fail it).
+      A dense restoration of ``stage2="auto"`` (hard EM, for samples at least
+      0.9 times as far from the subspace as a random direction, on data with
+      :attr:`clean_distance_` at most 0.1) is kept when its sorted values fit
+      within 3 times :attr:`clean_distance_`.
       When every flagged sample fails, :meth:`restore` warns
       (:class:`~skpapers.exceptions.FlaggingWarning`). ``"flagged"`` restores
       every flagged sample (the previous default). See the user guide for the

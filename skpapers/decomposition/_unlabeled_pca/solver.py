@@ -453,8 +453,13 @@ def _coefficients(
         )  # fmt: skip
         C_sel = solve(U, Y_sel, M_sel, "lsrf" if stage2 == "auto" else stage2)
         dense = np.full(rows.size, stage2 == "hard_em")
-        if stage2 == "auto":  # hard EM where LSRF's sorted values miss the noise level
-            dense = ~_dense_helps(U, Y_sel, M_sel, C_sel, clean_distance)
+        if stage2 == "auto":  # hard EM for samples about as far as a random direction
+            # (0.9 x its floor) whose LSRF restoration misses the noise level in its
+            # sorted values; closer ones are partly permuted or poorly explained
+            far = distances(Y_sel, M_sel, C[rows], U) >= 0.9 * _random_direction(
+                U.shape[1], Y.shape[1] if M_sel is None else M_sel.sum(axis=1)
+            )
+            dense = far & ~_dense_helps(U, Y_sel, M_sel, C_sel, clean_distance)
             dense &= clean_distance is not None and clean_distance <= _SHAPE_FROM
             if dense.any():
                 M_d = None if M_sel is None else M_sel[dense]
@@ -466,7 +471,7 @@ def _coefficients(
                 dense[np.flatnonzero(dense)[~fits]] = False
         n_dense = int(dense.sum()) if stage2 == "auto" else 0
         if restore_samples == "checked":  # keep clear improvements
-            helps = _restoration_helps(U, Y_sel, M_sel, C_sel, clean_distance)
+            helps = _restoration_helps(U, Y_sel, M_sel, C_sel)
             if stage2 == "hard_em":
                 helps = _dense_helps(U, Y_sel, M_sel, C_sel, clean_distance)
             helps[dense] = True  # hard EM under "auto": kept only at the noise level
@@ -481,6 +486,18 @@ def _coefficients(
         label = f"lsrf, hard_em on {n_dense}" if n_dense else "lsrf"
     progress.stage(f"Stage II ({label}): restored {int(selected.sum())} of {len(Y)} samples")
     return C, selected, M
+
+
+def _random_direction(r, m):
+    """Distance (sine) below which a random direction of ``R^m`` rarely falls.
+
+    ``d**2`` of a random direction to an ``r``-dimensional subspace is
+    ``Beta((m - r) / 2, r / 2)``; its mean minus 3 standard deviations (the cap
+    of :func:`~skpapers.decomposition._unlabeled_pca.subspace._flag_threshold`).
+    """
+    a, b = (np.asarray(m, dtype=float) - r) / 2.0, r / 2.0
+    sd = np.sqrt(a * b / ((a + b) ** 2 * (a + b + 1.0)))
+    return np.sqrt(np.maximum(a / (a + b) - 3.0 * sd, 0.0))
 
 
 def _sorted_error(U, Y, M, C):
@@ -516,7 +533,7 @@ def _dense_helps(U, Y, M, C, clean_distance):
     return _sorted_error(U, Y, M, C) <= 3.0 * max(clean_distance, _EXACT_FIT) * norms
 
 
-def _restoration_helps(U, Y, M, C, clean_distance=None):
+def _restoration_helps(U, Y, M, C):
     """Whether each restoration ``C @ U.T`` of the samples ``Y`` clearly lowers their error.
 
     Write a sample as ``y = x + delta`` (its true values ``x``, moved by
@@ -539,12 +556,13 @@ def _restoration_helps(U, Y, M, C, clean_distance=None):
        one is about ``sqrt(|delta|**2 + |eps|**2)``: ``|delta| > 1.7 |eps|``).
        Extreme values of a clean sample that the subspace cannot reach (a
        skewed attribute's largest records) have no misplaced partner: their
-       sorted distance stays close to the unsorted one. Only where the clean
-       samples are far enough from the subspace for their tails to pass for
-       moved entries (``clean_distance``, the root mean square distance of
-       the unflagged training samples, above ``_SHAPE_FROM = 0.1`` or
-       unknown), and only on complete samples (a moved entry's partner may be
-       missing).
+       sorted distance stays close to the unsorted one. Complete samples only
+       (a moved entry's partner may be missing). It applies however close the
+       clean samples are to the subspace: the samples of a real table differ
+       in how well the subspace explains them, so a small typical distance of
+       the clean samples does not vouch for a flagged one (star98 of
+       statsmodels, rank 7: five clean attributes at 0.4-1.0 restored to 1.1-1.3
+       times their norm while the typical clean attribute was at 0.1).
     """
     fit = C @ U.T
     res = np.abs(Y - fit)
@@ -553,8 +571,6 @@ def _restoration_helps(U, Y, M, C, clean_distance=None):
     n_obs = res.shape[1] if M is None else M.sum(axis=1)
     scale = np.nanpercentile(res, 25, axis=1) / ndtri(0.625)  # lower quartile of |N(0, 1)|
     size = np.nansum(res**2, axis=1) > _HELPS**2 * n_obs * scale**2
-    if clean_distance is not None and clean_distance <= _SHAPE_FROM:
-        return size
     out = res > 3.0 * scale[:, None]  # False where missing (NaN)
     # sorted within each sample's outlying entries; the others sort last and drop
     first = np.arange(Y.shape[1])[None, :] < out.sum(axis=1)[:, None]
