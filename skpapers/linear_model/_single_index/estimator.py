@@ -223,7 +223,9 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
       (``1.4826 MAD``) are refitted by Huber-clipped gradient descent, the
       classical reweighting step of high-breakdown regression, which restores
       efficiency after heavy trimming; a round that raises the trimmed loss
-      (the robust stages' criterion) by more than 2 % is discarded;
+      (the robust stages' criterion) by more than 2 % and more than twice
+      its sampling error (the relative standard error of the trimmed mean
+      of squared residuals) is discarded;
     - ``contamination="auto"`` runs the robust stages at eps = 0.25 and relies
       on the refit to keep the clean rows;
     - all samples are reused across stages and iterations (the paper's
