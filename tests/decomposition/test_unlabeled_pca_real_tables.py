@@ -33,7 +33,10 @@ def test_wine_from_the_issue_is_returned_as_given():
         T_hat = upca.fit_restore(T.T).T
     np.testing.assert_array_equal(T_hat, T)
     assert upca.flagging_rule_ == "none"
-    assert upca.threshold_ == np.inf
+    assert np.isfinite(upca.threshold_)  # reported, not applied
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing is flagged, so nothing to warn about
+        np.testing.assert_array_equal(upca.restore(T.T), T.T)  # new samples: not flagged either
     assert not upca.permuted_mask_.any()
     assert upca.flagging_warning_.startswith("UnlabeledPCA: ")
     # the previous default ("flagged") and the authors' path make it worse

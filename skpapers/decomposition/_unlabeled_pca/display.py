@@ -231,6 +231,8 @@ def _distances(estimator, X):
 
 def _flags(estimator, X, dist):
     """Return the samples of ``X`` that ``restore`` flags, given their distances ``dist``."""
+    if estimator.flagging_rule_ == "none":
+        return np.zeros(dist.shape[0], dtype=bool)
     if estimator.flagging_rule_ == "unexplained":
         flags = unexplained_flags(
             X, estimator.n_components, stage1=estimator.stage1, p=estimator.p,

@@ -366,7 +366,7 @@ def distributed_unlabeled_pca(X, params):
         median_clean = None if clean is None else float(compute(da.median(clean, axis=0))[0])
         warned = _warn_no_clean_part(n, n_flagged, median, median_clean, threshold, "distance", r)
         flagged = da.zeros_like(flagged).persist()
-        threshold, rule, too_far = np.inf, "none", False
+        rule, too_far = "none", False  # threshold kept (reported) but not applied
     if lsrf_tol is not None:
         tol_scaled = lsrf_tol / scale if lsrf_tol != "auto" else None
         if tol_scaled is None:

@@ -134,7 +134,7 @@ class UnlabeledPCA(
         ``"unexplained"``.
     flagging_rule_ : {"distance", "unexplained", "none"}
         The rule behind :attr:`permuted_mask_`. ``"none"``: nothing is flagged
-        (:attr:`threshold_` is infinite) because, with
+        (:attr:`threshold_` is not applied, in training or in new samples) because, with
         ``restore_samples="checked"``, fewer than ``n_components + 2`` samples
         were left unflagged. ``"unexplained"`` where the
         distance threshold reached the distance of a random direction (the
@@ -258,7 +258,8 @@ class UnlabeledPCA(
       (1) at the fit, when fewer than ``n_components + 2`` samples are left
       unflagged, the subspace does not explain a clean part of the data well
       enough to tell permuted entries from clean ones: nothing is flagged
-      (:attr:`flagging_rule_` ``"none"``, :attr:`threshold_` infinite) and a
+      (:attr:`flagging_rule_` ``"none"``; :attr:`threshold_` keeps the Stage-I
+      threshold, which then flags nothing, in training or in new samples) and a
       :class:`~skpapers.exceptions.FlaggingWarning` gives the measured
       distances; (2) at restoration, a flagged sample ``y = x + delta`` (true
       values ``x``, moved by ``delta``) restored to ``x + eps`` has
@@ -484,7 +485,9 @@ class UnlabeledPCA(
         ``flags``: the samples to restore when they are known (the training
         samples in :meth:`fit_restore`); otherwise the fitted rule decides.
         """
-        if flags is None and self.flagging_rule_ == "unexplained":
+        if flags is None and self.flagging_rule_ == "none":
+            flags = np.zeros(X.shape[0], dtype=bool)
+        elif flags is None and self.flagging_rule_ == "unexplained":
             flags = unexplained_flags(
                 X, self.n_components, stage1=self.stage1, p=self.p, max_iter=self.max_iter,
                 tol=self.tol,

@@ -762,7 +762,7 @@ def unlabeled_pca(
             float(np.median(clean)) if clean.size else None, threshold, rule, r,
         )  # fmt: skip
         flagged = np.zeros(n_samples, dtype=bool)
-        threshold, rule = np.inf, "none"
+        rule = "none"  # threshold kept (finite, reported) but not applied
     if lsrf_tol is not None and M is None:
         with _one_blas_thread(min(n_samples, n_features)):
             U, joined = _refit_partly_shuffled(
