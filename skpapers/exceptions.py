@@ -39,4 +39,8 @@ class FlaggingWarning(UserWarning):
       samples are left unflagged (nothing is flagged: the data are returned
       as given), or when no flagged sample's restoration clearly lowers its
       error (they are returned unchanged).
+    - when every feature of the training data has mean 0 or variance 1 to
+      rounding: the data look centred or scaled per feature (a
+      ``StandardScaler`` in front), which does not commute with permuting a
+      sample's entries, so flags and restorations can be far off.
     """

@@ -224,8 +224,8 @@ def _caption(ax, text):
 
 def _distances(estimator, X):
     """Sine of the angle between each sample of ``X`` and the subspace, as ``fit`` computes it."""
-    Y, M = observed(X / _power_of_two_scale(X), estimator.n_components)
-    U = estimator.components_.T.astype(np.float64)
+    U = estimator._basis().T.astype(np.float64)  # the affine subspace's span (fit_mean)
+    Y, M = observed(X / _power_of_two_scale(X), U.shape[1])
     return distances(Y, M, _least_squares(U, Y, M), U)
 
 
@@ -235,7 +235,7 @@ def _flags(estimator, X, dist):
         return np.zeros(dist.shape[0], dtype=bool)
     if estimator.flagging_rule_ == "unexplained":
         flags = unexplained_flags(
-            X, estimator.n_components, stage1=estimator.stage1, p=estimator.p,
+            X, estimator._basis().shape[0], stage1=estimator.stage1, p=estimator.p,
             max_iter=estimator.max_iter, tol=estimator.tol,
         )  # fmt: skip
         if flags is not None:

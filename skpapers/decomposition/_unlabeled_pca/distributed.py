@@ -70,6 +70,7 @@ SUPPORTED = {
     "stage1": {"dpcp", "pca"},
     "p": None,
     "restore_samples": None,
+    "fit_mean": {False},
     "outlier_threshold": None,
     "lsrf_tol": None,
     "max_iter": None,
