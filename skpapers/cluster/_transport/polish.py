@@ -227,8 +227,11 @@ class _UniformScorer:
     ``z_i . (row - mean)``, with ``mean`` the mean row of the first ``into``
     (it cancels in ``E - own``), and kept between sweeps: after a sweep only
     the columns of ``E`` of the clusters whose rows changed are recomputed
-    (one (n, 2p + 2) x (2p + 2, changed) product), and ``own`` for their
-    points. The float32 value of ``E_ik - own_i`` errs by at most
+    (one (n, 2p + 2) x (2p + 2, changed) product; all columns in place once a
+    fifth of them changed, as writing strided columns costs more than the
+    product), and ``own`` for their points (for all points by row-block
+    products once a fifth of them are concerned). The float32 value of
+    ``E_ik - own_i`` errs by at most
     ``sum_j |z_ij| slack_j``, ``slack = (m + 3) u (max_k |into_k - mean| +
     max_k |out_k - mean|)`` (the classical bound for m-term dot products of
     rounded factors, u = 2**-24), so only the points whose best move might
@@ -245,7 +248,9 @@ class _UniformScorer:
     def update(self, state):
         """Score the partition of ``state``, recomputing only what its moves changed."""
         into, out = state.coefficients(float(state.w[0]))
-        if self.state is None:
+        first = self.state is None
+        points_total = state.labels.shape[0]
+        if first:
             self.mean = into.mean(axis=0)
             changed = np.arange(into.shape[0])
             points = np.arange(state.labels.shape[0])
@@ -259,19 +264,39 @@ class _UniformScorer:
         self.state, self.into, self.out = state, into, out
         into, out = into - self.mean, out - self.mean
         self.into32, self.out32 = into.astype(np.float32), out.astype(np.float32)
-        if changed.size == into.shape[0]:
-            self.E = self.z32 @ self.into32.T
-            self.own = np.empty(state.labels.shape[0])
+        if first or 5 * changed.size > into.shape[0]:
+            # writing strided columns costs about five times their product: past a
+            # fifth of the columns, recomputing all of them in place is cheaper
+            if first:
+                self.E = np.empty((points_total, into.shape[0]), dtype=np.float32)
+            np.matmul(self.z32, self.into32.T, out=self.E)
         elif changed.size:
             self.E[:, changed] = self.z32 @ self.into32[changed].T
-        self.own[points] = np.einsum(
-            "ij,ij->i", self.z32[points], self.out32[state.labels[points]], dtype=np.float64
-        )
+        if first or 5 * points.size > points_total:
+            self.own = self._own_all(state.labels)
+        else:
+            self.own[points] = np.einsum(
+                "ij,ij->i", self.z32[points], self.out32[state.labels[points]]
+            )
         m = into.shape[1]
         self.slack = (m + 3) * 2.0**-24 * 1.01 * (
             np.max(np.abs(into), axis=0) + np.max(np.abs(out), axis=0)
         )
         self.largest_bound = float(self.z_max @ self.slack)  # of every point's bound
+
+    def _own_all(self, labels, *, block=1 << 16):
+        """``z_i . out_{label_i}`` of every point, in float32 products by row blocks.
+
+        One (block, 2p + 2) x (2p + 2, K) product per block, of which each row
+        keeps its own label's entry: cheaper than gathering a row of ``out``
+        for every point.
+        """
+        own = np.empty(labels.shape[0])
+        for start in range(0, labels.shape[0], block):
+            rows = slice(start, start + block)
+            scores = self.z32[rows] @ self.out32.T
+            own[rows] = scores[np.arange(scores.shape[0]), labels[rows]]
+        return own
 
     def __call__(self, sl):
         """Best other cluster of the points ``sl`` (a slice) and the change of ``F``."""
