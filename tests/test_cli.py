@@ -3,7 +3,6 @@
 """The command line: ``demo`` runs every section, ``list`` and ``check`` work."""
 
 import importlib
-import importlib.util
 import re
 import subprocess
 import sys
@@ -36,10 +35,8 @@ def test_demo_tells_each_method_and_its_headline_result(tmp_path):
         int, re.search(r"restored (\d+) of (\d+) scrambled rows.*?: (\d+)\)", out, re.S).groups()
     )
     assert restored >= 0.9 * scrambled and pca < restored
-    pot = re.search(r"transport cost ([\d.]+) vs ([\d.]+)", out)
-    if importlib.util.find_spec("ot") is not None:  # POT is an optional peer
-        ours, alone = map(float, pot.groups())
-        assert ours < alone
+    ours, alone = map(float, re.search(r"transport cost ([\d.]+) vs ([\d.]+)", out).groups())
+    assert ours < alone
     # no verification jargon, no rst markup
     for word in (r"\bexpected\b", r"\bprototype\b", r"\bspec\b", "``", ":class:"):
         assert re.search(word, out) is None, word

@@ -122,22 +122,18 @@ fig.tight_layout()
 # Cost against the rank
 # ---------------------
 # Every plan is scored by :func:`~skpapers.metrics.lowrank_ot_cost` on the same
-# squared Euclidean cost. The full-rank optimum is the exact permutation
-# written as a rank-n plan (``Q = I/n``, ``R`` the permutation matrix over
-# ``n``, ``g = 1/n``): no plan of any rank costs less. POT's
-# ``ot.lowrank_sinkhorn`` (Scetbon, Cuturi and Peyré 2021) is run when POT is
-# installed, on the points divided by the square root of the largest cost (so
-# that it sees the max-normalised cost, as transport clustering does
-# internally), with a loose stopping threshold (``stopThr=1e-3``) to keep this
-# example fast; its marginals are then satisfied only approximately, so its
-# marginal error (L1, total mass 1) is printed too. On this draw transport
-# clustering is the cheaper of the two from K = 4 on; at K = 2 the two costs
-# agree to a fraction of a percent. Both approach the full-rank
-# optimum as K grows.
-try:
-    import ot
-except ImportError:  # POT is optional
-    ot = None
+# squared Euclidean cost. The full-rank optimum is the exact permutation written
+# as a rank-n plan (``Q = I/n``, ``R`` the permutation matrix over ``n``,
+# ``g = 1/n``): no plan of any rank costs less. POT's ``ot.lowrank_sinkhorn``
+# (Scetbon, Cuturi and Peyré 2021) is run on the points divided by the square
+# root of the largest cost (so that it sees the max-normalised cost, as
+# transport clustering does internally), with a loose stopping threshold
+# (``stopThr=1e-3``) to keep this example fast; its marginals are then satisfied
+# only approximately, so its marginal error (L1, total mass 1) is printed too.
+# On this draw transport clustering is the cheaper of the two from K = 4 on; at
+# K = 2 the two costs agree to a fraction of a percent. Both approach the
+# full-rank optimum as K grows.
+import ot
 
 R_exact = np.zeros((n, n))
 R_exact[sigma, np.arange(n)] = 1.0 / n
@@ -149,23 +145,19 @@ scale = np.sqrt(C.max())
 for K in ranks:
     est = TransportClustering(n_clusters=K, random_state=0).fit(X, X_target=Y)
     costs["TransportClustering"].append(lowrank_ot_cost(C, est.Q_, est.R_, est.g_))
-    if ot is not None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "Dykstra did not converge" at loose tolerances
-            Q, R, g = ot.lowrank_sinkhorn(X / scale, Y / scale, rank=K, rescale_cost=False,
-                                          stopThr=1e-3, seed_init=0)
-        costs["POT lowrank_sinkhorn"].append(lowrank_ot_cost(C, Q, R, g))
-        error = max(np.abs(Q.sum(1) - 1 / n).sum(), np.abs(R.sum(1) - 1 / n).sum())
-        print(f"K = {K:2d}: TC {costs['TransportClustering'][-1]:.3f}, "
-              f"POT {costs['POT lowrank_sinkhorn'][-1]:.3f} (marginal error {error:.1e})")
-    else:
-        print(f"K = {K:2d}: TC {costs['TransportClustering'][-1]:.3f}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "Dykstra did not converge" at loose tolerances
+        Q, R, g = ot.lowrank_sinkhorn(X / scale, Y / scale, rank=K, rescale_cost=False,
+                                      stopThr=1e-3, seed_init=0)
+    costs["POT lowrank_sinkhorn"].append(lowrank_ot_cost(C, Q, R, g))
+    error = max(np.abs(Q.sum(1) - 1 / n).sum(), np.abs(R.sum(1) - 1 / n).sum())
+    print(f"K = {K:2d}: TC {costs['TransportClustering'][-1]:.3f}, "
+          f"POT {costs['POT lowrank_sinkhorn'][-1]:.3f} (marginal error {error:.1e})")
 print(f"full-rank optimum {full_rank:.3f}")
 
 fig, ax = plt.subplots(figsize=(6, 4))
 for (name, values), marker in zip(costs.items(), ["o", "s"], strict=True):
-    if values:
-        ax.plot(ranks, values, marker=marker, label=name)
+    ax.plot(ranks, values, marker=marker, label=name)
 ax.axhline(full_rank, color="k", ls="--", label="full-rank OT (lower bound)")
 ax.set_xscale("log", base=2)
 ax.set_xticks(ranks, [str(K) for K in ranks])

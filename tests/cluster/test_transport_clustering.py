@@ -11,6 +11,7 @@ from scipy.sparse import eye, kron, vstack
 from scipy.spatial.distance import cdist
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 
 from skpapers.cluster import TransportClustering
@@ -160,7 +161,7 @@ def test_coclustering_identity_on_hard_partitions():
 
 @pytest.mark.filterwarnings("ignore:Dykstra did not converge:UserWarning")
 def test_planted_recovery_and_beats_pot():
-    ot = pytest.importorskip("ot", reason="POT is the optional benchmark peer")
+    import ot
     X, Y, lx, ly = make_shifted_gaussians(500, n_clusters=10, sigma=0.3, random_state=7)
     tc = TransportClustering(10, random_state=0).fit(X, X_target=Y)
     assert adjusted_rand_score(lx, tc.labels_) > 0.9
@@ -324,28 +325,18 @@ def test_transport_plan_refused_above_the_memory_budget(planted):
     assert tc.transport_plan().shape == (n, m)
 
 
-def test_weighted_exact_registration_refused_above_the_memory_budget(monkeypatch):
-    # without POT's network simplex, "exact" is the HiGHS linear program
-    from skpapers.cluster._transport import registration, solver
-
-    monkeypatch.setattr(solver, "_HAS_NETWORK_SIMPLEX", False)
-    monkeypatch.setattr(registration, "_network_simplex", lambda C, a, b: None)
+def test_weighted_registration_refused_above_the_memory_budget():
+    # unequal sizes or weights need the dense cost (network simplex or Sinkhorn)
     rng = np.random.default_rng(0)
     X, Y = rng.normal(size=(60, 2)), rng.normal(size=(50, 2))
     w = rng.uniform(0.5, 2.0, 60)
-    est = TransportClustering(2, registration="exact", max_dense_entries=60 * 50 * 100)
-    with pytest.raises(ValueError, match="exact 60 x 50 transport linear program"):
-        est.fit(X, X_target=Y, sample_weight=w)
-    # "auto" falls back to Sinkhorn instead of failing
-    auto = TransportClustering(2, max_dense_entries=60 * 50 * 100, random_state=0)
-    auto.fit(X, X_target=Y, sample_weight=w)
-    assert np.isfinite(auto.cost_)
+    for registration in ("auto", "exact", "sinkhorn"):
+        est = TransportClustering(2, registration=registration, max_dense_entries=60 * 50 - 1)
+        with pytest.raises(ValueError, match="dense 60 x 50 cost matrix"):
+            est.fit(X, X_target=Y, sample_weight=w)
 
 
-def test_network_simplex_registration_is_the_exact_plan(monkeypatch):
-    pytest.importorskip("ot", reason="the network simplex is POT's")
-    from skpapers.cluster._transport import registration
-
+def test_network_simplex_registration_is_the_exact_plan():
     rng = np.random.default_rng(1)
     X, Y = rng.normal(size=(70, 3)), rng.normal(size=(45, 3)) + 0.5
     w, v = rng.uniform(0.5, 2.0, 70), rng.uniform(0.5, 2.0, 45)
@@ -355,11 +346,24 @@ def test_network_simplex_registration_is_the_exact_plan(monkeypatch):
     est = TransportClustering(3, random_state=0).fit(X, X_target=Y, sample_weight=w,
                                                      target_weight=v)
     _check_feasible(est, a, b)
+    assert est.registration_ is None  # a coupling, not a bijection
     assert est.registration_cost_ == pytest.approx(_exact_ot_cost(C, a, b), rel=1e-9)
-    # the HiGHS fallback finds a plan of the same cost
-    monkeypatch.setattr(registration, "_network_simplex", lambda C, a, b: None)
-    P = registration._exact_ot(C, a, b)
-    assert np.sum(P * C) == pytest.approx(est.registration_cost_, rel=1e-9)
+
+
+def test_network_simplex_stopped_short_warns(monkeypatch):
+    import ot
+
+    from skpapers.cluster._transport.registration import _exact_ot
+
+    def stopped(a, b, C, **kwargs):
+        return np.outer(a, b), {"result_code": 3, "warning": "numItermax reached"}
+
+    monkeypatch.setattr(ot, "emd", stopped)
+    a, b = np.full(4, 0.25), np.full(2, 0.5)
+    with pytest.warns(ConvergenceWarning, match="numItermax reached.*feasible coupling"):
+        P = _exact_ot(np.ones((4, 2)), a, b)
+    np.testing.assert_allclose(P.sum(axis=1), a)
+    np.testing.assert_allclose(P.sum(axis=0), b)
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)

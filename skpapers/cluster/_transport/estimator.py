@@ -147,9 +147,7 @@ class TransportClustering(
         Full-rank registration. ``"exact"``: optimal permutation
         (:func:`scipy.optimize.linear_sum_assignment`) for n = m and uniform
         weights, otherwise the exact optimal (Kantorovich) coupling by POT's
-        network simplex (``ot.emd``; 0.05 s at 1000 x 700) when POT (the ``ot``
-        extra) is installed, else by the HiGHS linear program (n m variables:
-        seconds at n x m = 1024 x 512).
+        network simplex (``ot.emd``; 0.05 s at 1000 x 700).
         ``"sinkhorn"``: log-domain entropic plan with epsilon-scaling down to
         ``reg``, rounded to a permutation when n = m with uniform weights, else kept
         as a (Kantorovich) coupling rounded onto the transport polytope.
@@ -159,9 +157,7 @@ class TransportClustering(
         ``"auto"``: identity in self-transport; ``"exact"`` for n = m with
         uniform weights when n x m is at most ``max_dense_entries``;
         ``"hierarchical"`` above it (squared Euclidean); for unequal sizes or
-        weights, ``"exact"`` within ``max_dense_entries`` when POT is installed,
-        otherwise up to n x m = 2**18 (where the linear program is as fast as
-        Sinkhorn) and ``"sinkhorn"`` above.
+        weights, ``"exact"`` within ``max_dense_entries``.
     reg : float, default=1e-5
         Final entropic regularisation of ``"sinkhorn"`` on the max-normalised cost.
     max_iter : int, default=250

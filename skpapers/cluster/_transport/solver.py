@@ -7,7 +7,6 @@ it returns the factors ``(Q, R, g)`` of the plan ``Q diag(1/g) R^T`` and a
 :class:`TransportClusteringResult`.
 """
 
-import importlib.util
 import numbers
 from dataclasses import dataclass
 
@@ -37,7 +36,6 @@ from skpapers.cluster._transport.registration import (
     _sinkhorn,
 )
 from skpapers.utils._lowrank import lowrank_cost, route_costs
-from skpapers.utils._memory import check_dense_budget
 from skpapers.utils._numerics import unit_exponent
 from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, _check_sample_weight, validate_params
@@ -60,18 +58,6 @@ CDIST_METRICS = frozenset(
         "sqeuclidean",
     }
 )
-# unequal sizes or weights: with POT installed (the "ot" extra), "auto" solves the
-# Kantorovich registration exactly by its network simplex whenever the dense cost fits
-_HAS_NETWORK_SIMPLEX = importlib.util.find_spec("ot") is not None
-
-# without POT, "auto" solves a Kantorovich registration exactly (HiGHS) up to this many n x m
-# entries: there the linear program is as fast as eps = 1e-5 Sinkhorn (about 2 s
-# at 1024 x 256), and Sinkhorn's plan costs 0.2-0.4 % more
-_EXACT_LP_ENTRIES = 2**18
-# peak memory of the HiGHS transport linear program per variable, in float64
-# entries (measured: 1.25 kB per variable at 300 x 300 and 600 x 600)
-_LP_ENTRIES_PER_VARIABLE = 160
-
 # unequal sizes or weights: the polishing linear programs have (n + m) K variables
 _POLISH_LP_ENTRIES = 200_000
 
@@ -220,9 +206,7 @@ def _resolve_registration(registration, metric, n, m, a, b, self_transport, max_
             kind = "exact"
         elif uniform and sqeuclidean:
             kind = "hierarchical"
-        elif dense_ok and _HAS_NETWORK_SIMPLEX:
-            kind = "exact"
-        elif n * m <= _EXACT_LP_ENTRIES and n * m * _LP_ENTRIES_PER_VARIABLE <= max_dense_entries:
+        elif dense_ok:  # unequal sizes or weights: POT's network simplex
             kind = "exact"
         else:
             kind = "sinkhorn"
@@ -230,14 +214,6 @@ def _resolve_registration(registration, metric, n, m, a, b, self_transport, max_
         raise ValueError(
             "registration='hierarchical' needs metric='sqeuclidean', as many targets as "
             "sources and uniform weights."
-        )
-    if kind == "exact" and not uniform and not _HAS_NETWORK_SIMPLEX:
-        check_dense_budget(
-            n * m * _LP_ENTRIES_PER_VARIABLE,
-            max_dense_entries,
-            f"the exact {n} x {m} transport linear program (about 1.25 kB per variable)",
-            "Use registration='sinkhorn', uniform weights with n = m (an assignment), "
-            "subsample the data, or raise max_dense_entries.",
         )
     dense = metric != "sqeuclidean" or kind in ("exact", "sinkhorn")
     if dense and metric != "precomputed" and n * m > max_dense_entries:
