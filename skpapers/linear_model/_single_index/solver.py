@@ -25,6 +25,8 @@ from skpapers.linear_model._single_index.robust_statistics import (
     duplicate_mask,
     extreme_eigenpairs,
     huber_clip,
+    lattice_loadings,
+    point_mass_mask,
     robust_mean,
     robust_whitening,
     squeeze_mask,
@@ -441,17 +443,19 @@ def _subsample_size(n, d, floor=20_000, per_feature=400):
     return m if n > 2 * m else None
 
 
-def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=None,
+def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(None, ()),
              filter_state=None):
-    """Clusters, squeezed rows, robust whitening (or the given one), covariate filter.
+    """Clusters, squeezed rows, point masses, robust whitening (or the given one), covariate filter.
 
     Returns the kept-row mask over X, the location and whitening, the
-    whitened kept rows with their responses, and the direction of the
-    squeeze test (reused, with the given whitening, on all rows).
-    ``filter_state`` warm-starts the covariate filter from the previous call.
+    whitened kept rows with their responses, and the screens found: the
+    direction of the squeeze test and the point masses' planes ``(a, b, h)``
+    (rows with ``|x . a - b| < h``), reused with the given whitening on all
+    rows. ``filter_state`` warm-starts the covariate filter from the previous call.
     """
     n = X.shape[0]
     full = location is None
+    direction, planes = screens
     clustered = duplicate_mask(X, rng) if eps > 0 else np.zeros(n, dtype=bool)
     X_w = X[~clustered] if clustered.any() else X
     if location is None:
@@ -467,18 +471,28 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=N
                     Z = Z[~squeezed]
                     break
                 location, W, Z = robust_whitening(X_w, whiten, eps, rng)
+            massed, planes = point_mass_mask(Z, eps, lattice_loadings(X_w, W))
+            if massed.any():
+                clustered[np.flatnonzero(~clustered)[massed]] = True
+                X_w = X[~clustered]
+                # each plane z . v = c as x . a = b, to be applied to any rows of X
+                planes = [(W @ v, c + location @ (W @ v), h) for v, c, h in planes]
+                location, W, Z = robust_whitening(X_w, whiten, eps, rng)
     elif whiten is None:
         Z = X_w
     else:
         Z = X_w @ W
         Z -= location @ W
+        screened = np.zeros(Z.shape[0], dtype=bool)
         if direction is not None:  # the subsample's squeeze test on all rows
-            squeezed, _ = squeeze_mask(Z, eps, rng, direction=direction)
-            if squeezed.any():
-                clustered[np.flatnonzero(~clustered)[squeezed]] = True
-                Z = Z[~squeezed]
+            screened, _ = squeeze_mask(Z, eps, rng, direction=direction)
+        for a, b, h in planes:  # and its point masses
+            screened |= np.abs(X_w @ a - b) < h
+        if screened.any():
+            clustered[np.flatnonzero(~clustered)[screened]] = True
+            Z = Z[~screened]
     verbose.stage(f"whitening ({whiten}) of {n} rows; {int(clustered.sum())} rows dropped "
-                  "as copies in tight clusters or squeezed towards a line")
+                  "as copies in tight clusters, squeezed towards a line or on a point mass")
     keep = np.zeros(n, dtype=bool)
     if full:
         keep[~clustered] = covariate_filter(Z, eps, rng, state=filter_state)
@@ -494,7 +508,7 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, direction=N
     else:
         y_k = y
     verbose.stage(f"covariate filter kept {int(keep.sum())} of {n} rows")
-    return keep, location, W, Z, y_k, direction
+    return keep, location, W, Z, y_k, (direction, planes)
 
 
 def _independent_columns(X, tol=1e-7, sample_rows=20_000):
@@ -626,7 +640,7 @@ class RobustSingleIndexResult:
         The resolved link (``f``, ``df``, ``is_even``, ``name``).
     contamination : float
         Fraction of the rows the final fit leaves out or explains poorly
-        (clusters, squeezed rows, the covariate filter, residuals beyond 3
+        (clusters, squeezed rows, point masses, the covariate filter, residuals beyond 3
         robust standard deviations): an estimate of the corrupted fraction,
         inflated by heavy-tailed noise.
     """
@@ -798,7 +812,7 @@ def robust_single_index(
     else:
         Xs, ys = X, y
     filter_state = {}
-    keep, location, W, Z, y_k, direction = _prepare(
+    keep, location, W, Z, y_k, screens = _prepare(
         Xs, ys, eps, whiten, rng, verbose, filter_state=filter_state
     )
     location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
@@ -838,7 +852,7 @@ def robust_single_index(
     if sub is not None:  # one more refit round on all rows
         del Z, y_k
         keep, _, _, Z, y_k, _ = _prepare(
-            X, y, eps, whiten, rng, verbose, location, W, direction, filter_state
+            X, y, eps, whiten, rng, verbose, location, W, screens, filter_state
         )
         theta, b, it, _ = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
