@@ -152,8 +152,9 @@ class TransportClustering(
         ``reg``, rounded to a permutation when n = m with uniform weights, else kept
         as a (Kantorovich) coupling rounded onto the transport polytope.
         ``"hierarchical"``: bijection by recursive balanced splits (squared
-        Euclidean, n = m, uniform weights; leaf blocks and the seams between
-        them solved exactly), no n x m matrix anywhere (factored mode).
+        Euclidean, n = m, uniform weights; leaf blocks, and up to n = 65536 the
+        seams between them, solved exactly), no n x m matrix anywhere (factored
+        mode).
         ``"auto"``: identity in self-transport; ``"exact"`` for n = m with
         uniform weights when n x m is at most ``max_dense_entries``;
         ``"hierarchical"`` above it (squared Euclidean); for unequal sizes or

@@ -225,7 +225,7 @@ def _solve_block(X, Y, src, tgt, sigma):
 
 def _hierarchical_assignment(
     X, Y, rng, *, leaf_size=None, sample_size=1024, step_size=2.0, max_iter=250,
-    split="auto", seams=True,
+    split="auto", seams=None,
 ):
     """Bijection between equal-size point clouds by recursive balanced splits.
 
@@ -249,12 +249,17 @@ def _hierarchical_assignment(
     ``seams``: once every leaf is solved, the pairs whose sources lie within
     ``leaf_size / 2`` ranks of a cut (on either side) are re-assigned exactly
     among themselves, which repairs pairs the cut separated; the cost never
-    increases. Memory is O(n d + leaf_size^2), time
+    increases. None means up to n = 65536 only: at n = m = 2e5, d = K = 50
+    (four seeds) they lowered the registration cost by 1.7 % but not the
+    transport clustering's final cost (-0.007 % to +0.0005 %), for 15 % of
+    its time. Memory is O(n d + leaf_size^2), time
     O(n d log n + n leaf_size^2).
     """
     n = X.shape[0]
     if leaf_size is None:
         leaf_size = 1024 if n <= 65536 else 256
+    if seams is None:
+        seams = n <= 65536
     tc_split_size = max(leaf_size, n // 16)
     sigma = np.empty(n, dtype=np.intp)
     stack = [(np.arange(n), np.arange(n))]
