@@ -115,3 +115,20 @@ def test_more_restarts_never_cost_more(seed):
     costs = [transport_clustering(X, Y, n_clusters=9, n_init=k, random_state=seed)[3].cost
              for k in (1, 2, 3)]
     assert costs[2] <= costs[1] <= costs[0]
+
+
+def test_subsampled_fit_hardens_only_the_cheaper_start(monkeypatch, caplog):
+    # both sides get a start (mirror descent on 300 of 900 pairs); only the cheaper is hardened
+    import logging
+
+    X, Y, _, _ = make_shifted_gaussians(900, 8, sigma=0.3, random_state=9302)
+    monkeypatch.setattr(solver, "_GKMS_SAMPLE", 300)
+    with caplog.at_level(logging.INFO, logger="skpapers.transport"):
+        *_, result = transport_clustering(
+            X, Y, n_clusters=10, max_dense_entries=10_000, refine="harden", random_state=0,
+            verbose=1,
+        )
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "start of the sources done" in text and "start of the targets done" in text
+    assert text.count("hardening of the") == 1
+    assert result.cost <= result.gkms_cost  # the start's cost, hardening never raises it

@@ -63,7 +63,8 @@ _POLISH_LP_ENTRIES = 200_000
 
 # factored mode with hardening: above this many points, mirror descent runs on
 # this many random registered pairs, every point then takes the co-cluster of
-# its smallest gradient entry and hardening runs on all points
+# its smallest gradient entry, and hardening runs on all points of the side whose
+# start is cheaper (as the authors' factored code runs on one side only)
 _GKMS_SAMPLE = 65_536
 
 # factored mode (no n x m matrix) with hardening: mirror descent stops once the hard labels it hands
@@ -266,29 +267,6 @@ def _cluster_one_side(
     registered = registration.registered_cost(cost_n, direction)
     if not isinstance(init, str) and direction == 2:
         init = registration.transfer(init, 1)
-    n = weights.shape[0]
-    if harden and isinstance(registered, tuple) and n > _GKMS_SAMPLE:
-        idx = np.sort(rng.choice(n, _GKMS_SAMPLE, replace=False))
-        sample = (registered[0][idx], registered[1][idx])
-        w = weights[idx] / weights[idx].sum()
-        log_q0 = _init_log_q(
-            Z[idx], w, n_clusters, init if isinstance(init, str) else init[idx], init_mix, rng
-        )
-        S, n_iter = _gkms(
-            sample, log_q0, w, step_size=step_size, max_iter=max_iter,
-            patience=patience, progress=progress,
-        )
-        labels, _ = _harden(
-            registered,
-            _assign_by_gradient(registered, sample, S),
-            weights,
-            n_clusters,
-            progress=progress,
-        )
-        start = np.zeros((n, n_clusters))
-        start[np.arange(n), labels] = weights
-        other = registration.transfer(start, direction)
-        return [(start, other) if direction == 1 else (other, start)], n_iter
     log_q0 = _init_log_q(Z, weights, n_clusters, init, init_mix, rng)
     S, n_iter = _gkms(
         registered, log_q0, weights, step_size=step_size, max_iter=max_iter,
@@ -305,11 +283,73 @@ def _cluster_one_side(
     for start in starts:
         if start.ndim == 1:
             labels, _ = _harden(registered, start, weights, n_clusters, progress=progress)
-            start = np.zeros((labels.shape[0], n_clusters))
-            start[np.arange(labels.shape[0]), labels] = weights
-        other = registration.transfer(start, direction)
-        candidates.append((start, other) if direction == 1 else (other, start))
+            candidates.append(_hard_plan(labels, registration, direction, weights, n_clusters))
+        else:
+            other = registration.transfer(start, direction)
+            candidates.append((start, other) if direction == 1 else (other, start))
     return candidates, n_iter
+
+
+def _hard_plan(labels, registration, direction, weights, n_clusters):
+    """Factors ``(Q, R)`` of the hard co-clustering ``labels`` of the clustered side."""
+    n = labels.shape[0]
+    start = np.zeros((n, n_clusters))
+    start[np.arange(n), labels] = weights
+    other = registration.transfer(start, direction)
+    return (start, other) if direction == 1 else (other, start)
+
+
+def _sampled_start(
+    registered, Z, weights, init, *, n_clusters, init_mix, step_size, max_iter, patience, rng,
+    progress=None,
+):
+    """Hard labels of one side from mirror descent on ``_GKMS_SAMPLE`` random registered pairs.
+
+    Every point takes the co-cluster of its smallest gradient entry under the
+    sample's plan. Returns ``(labels, n_iter)``.
+    """
+    n = weights.shape[0]
+    idx = np.sort(rng.choice(n, _GKMS_SAMPLE, replace=False))
+    sample = (registered[0][idx], registered[1][idx])
+    w = weights[idx] / weights[idx].sum()
+    log_q0 = _init_log_q(
+        Z[idx], w, n_clusters, init if isinstance(init, str) else init[idx], init_mix, rng
+    )
+    S, n_iter = _gkms(
+        sample, log_q0, w, step_size=step_size, max_iter=max_iter, patience=patience,
+        progress=progress,
+    )
+    return _assign_by_gradient(registered, sample, S), n_iter
+
+
+def _sampled_run(cost, cost_n, registration, sides, a, b, init, seed, *, n_clusters, progress,
+                 **gkms):
+    """Large factored fit: a start on every side, then hardening of the cheaper one only.
+
+    As in the authors' factored code, which compares the two sides' initial
+    plans and runs once, on the cheaper side. Returns ``(value, Q, R, g,
+    n_iter, start_value)``.
+    """
+    starts = []
+    for direction, Z in sides:
+        weights = a if direction == 1 else b
+        registered = registration.registered_cost(cost_n, direction)
+        if not isinstance(init, str) and direction == 2:
+            init = registration.transfer(init, 1)
+        labels, n_iter = _sampled_start(
+            registered, Z, weights, init, n_clusters=n_clusters,
+            rng=np.random.RandomState(seed), progress=progress, **gkms,
+        )
+        Q, R = _hard_plan(labels, registration, direction, weights, n_clusters)
+        value = lowrank_cost(cost, Q, R, np.maximum(Q.sum(axis=0), G_MIN))
+        starts.append((value, direction, registered, weights, labels, n_iter))
+        progress.stage(f"start of the {'sources' if direction == 1 else 'targets'} done")
+    start_value, direction, registered, weights, labels, n_iter = min(starts, key=lambda s: s[0])
+    labels, _ = _harden(registered, labels, weights, n_clusters, progress=progress)
+    Q, R = _hard_plan(labels, registration, direction, weights, n_clusters)
+    g = np.maximum(Q.sum(axis=0), G_MIN)
+    progress.stage(f"hardening of the {'sources' if direction == 1 else 'targets'} done")
+    return lowrank_cost(cost, Q, R, g), Q, R, g, n_iter, start_value
 
 
 def _self_transport_run(X, cost, cost_n, a, n_clusters, rng, progress=None):
@@ -572,6 +612,8 @@ def transport_clustering(
     # self-transport with the squared Euclidean cost is K-means
     kmeans = self_transport and metric == "sqeuclidean" and refine != "none"
     kmeans = kmeans and isinstance(init, str) and init == "kmeans"
+    # factored mode with hardening on many points: mirror descent on a subsample
+    sampled = C is None and refine != "none" and n > _GKMS_SAMPLE
     for seed in rng.randint(np.iinfo(np.int32).max, size=n_init):
         if kmeans:
             run = _self_transport_run(
@@ -583,7 +625,13 @@ def transport_clustering(
                 best = run
             continue
         run = None
-        for direction, Z in sides:
+        if sampled:
+            run = _sampled_run(
+                cost, cost_n, plan, sides, a, b, init, seed, n_clusters=n_clusters,
+                progress=progress, init_mix=init_mix, step_size=step_size, max_iter=max_iter,
+                patience=_GKMS_PATIENCE,
+            )
+        for direction, Z in [] if sampled else sides:
             candidates, n_iter = _cluster_one_side(
                 cost_n,
                 plan,
