@@ -638,15 +638,19 @@ def _warn_centred(X):
     """Warn when every feature of ``X`` has mean 0 or variance 1 (a scaler in front)."""
     if X.shape[0] < 3:
         return None
+    finite = np.abs(X[np.isfinite(X)])
+    scale = finite.max() if finite.size and finite.max() > 0 else 1.0
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
-        mean = np.nanmean(X, axis=0)
-        std = np.nanstd(X, axis=0)
+        mean = np.nanmean(X / scale, axis=0)  # in units of the largest entry, so
+        std = np.nanstd(X / scale, axis=0)  # that neither underflows nor overflows
     known = np.isfinite(mean)
     if not known.any():
         return None
-    centred = np.all(np.abs(mean[known]) <= 1e-8 * np.maximum(std[known], 1e-300))
-    unit = np.all((np.abs(std[known] - 1) <= 1e-8) | (std[known] == 0))
+    mean, std = mean[known], std[known]
+    centred = np.all(np.abs(mean) <= 1e-8 * std) and np.any(std > 0)
+    unit_std = np.abs(std * scale - 1) <= 1e-8
+    unit = np.all(unit_std | (std == 0)) and np.any(unit_std)
     if not (centred or unit):
         return None
     what = "mean 0" if centred else "variance 1"
