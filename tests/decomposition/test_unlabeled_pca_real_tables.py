@@ -10,8 +10,9 @@ from sklearn.datasets import load_diabetes, load_wine
 
 from skpapers.datasets import make_permuted_subspace, normalize_records, permute_records
 from skpapers.decomposition import UnlabeledPCA
-from skpapers.decomposition._unlabeled_pca.solver import _restoration_helps
+from skpapers.decomposition._unlabeled_pca.solver import _halves_agree, _restoration_helps
 from skpapers.decomposition._unlabeled_pca.subspace import _flag_threshold
+from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import _lsrf
 from skpapers.exceptions import FlaggingWarning
 from skpapers.metrics import relative_restoration_error
 
@@ -102,3 +103,24 @@ def test_checked_equals_flagged_on_exactly_low_rank_data(seed):
     flagged = UnlabeledPCA(3, restore_samples="flagged").fit(X)
     np.testing.assert_array_equal(checked.restore(X), flagged.restore(X))
     assert relative_restoration_error(X_true, checked.restore(X)) < 0.01
+
+
+def test_a_restoration_must_be_reproduced_by_both_halves_of_the_entries():
+    rng = np.random.default_rng(309)
+    m, r = 300, 7
+    U = np.linalg.qr(rng.standard_normal((m, r)))[0]
+    x = U @ rng.standard_normal(r)
+    x += 0.02 * np.linalg.norm(x) / np.sqrt(m) * rng.standard_normal(m)
+    moved = x.copy()  # 30% of the entries shuffled among themselves
+    idx = rng.choice(m, 90, replace=False)
+    moved[idx] = moved[rng.permutation(idx)]
+    far = rng.standard_normal(m) * np.linalg.norm(x) / np.sqrt(m)  # unexplained, clean
+    Y = np.stack([moved, far])
+    tol = 3 * 0.02 * np.linalg.norm(x) / np.sqrt(m)
+
+    def solve(U, Y, M):
+        return _lsrf(U, Y, M, tol)
+
+    C = solve(U, Y, None)
+    np.testing.assert_array_equal(_halves_agree(U, Y, None, C, solve), [True, False])
+    assert _halves_agree(U, Y[:0], None, C[:0], solve).shape == (0,)
