@@ -223,7 +223,9 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
     - after the spectral filter stops, a tail test along its last direction:
       when more kept rows lie between 2 (or 2.5) and 3 robust standard
       deviations than Gaussian rows would put there (by more than 4 standard
-      deviations of that count), the kept rows beyond 1.5 robust standard
+      deviations of that count), or beyond 3 (by more than 6: the filter
+      stops as soon as the variance passes, which can leave rows spread at
+      ten times the clean variance), the kept rows beyond 1.5 robust standard
       deviations along it are dropped. Outliers spread along one direction
       with a wide law otherwise pass the variance test; selecting rows by
       their covariates does not bias a correctly specified fit, and the cut
