@@ -24,6 +24,7 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _UNEXPLAINED_FLAG,
     _UNEXPLAINED_MAX,
     _flag_threshold,
+    _held_out_distances,
     _least_squares,
     _one_blas_thread,
     _sin_largest_angle,
@@ -270,6 +271,47 @@ def _warn_no_clean_part(n, k, median, median_clean, threshold, rule, r):
     )
     warnings.warn(message, FlaggingWarning, stacklevel=3)
     return message
+
+
+def _held_out_threshold(Y, d, flagged, threshold, r):
+    """Raise the flagging threshold to the unflagged samples' leave-one-out distances.
+
+    A flagged sample is held out of the fit it is measured against; an
+    unflagged one is in it, so its distance understates how far a clean sample
+    lies from a subspace fitted without it, and on few samples by far: the
+    3-dimensional fit through 5 clean attributes of statsmodels' copper passes
+    through 2 of them (distance 0), which lie at 0.65 and 0.96 from the fit
+    without them, and a clean attribute at 0.71 was flagged and restored. With
+    at most ``_UNEXPLAINED_MAX`` unflagged samples (complete), a sample stays
+    flagged only when it is farther than every unflagged sample is from the
+    subspace of the others
+    (:func:`~skpapers.decomposition._unlabeled_pca.subspace._held_out_distances`):
+    the threshold is raised to that distance (new samples passed to restore
+    are flagged against it too), and a FlaggingWarning names the samples this
+    unflags. Returns the threshold and the warning's text (None when no
+    sample is unflagged).
+    """
+    clean = ~flagged
+    if clean.sum() > _UNEXPLAINED_MAX:
+        return threshold, None
+    held = _held_out_distances(Y[clean], r)
+    farthest = float(held.max())
+    dropped = flagged & (d <= farthest)
+    if not dropped.any():
+        return max(threshold, farthest), None
+    message = (
+        f"UnlabeledPCA: {_describe(dropped)} of the {int(flagged.sum())} flagged "
+        f"(distance at most {d[dropped].max():.2f}, sine) are no farther from the "
+        f"{r}-dimensional subspace than an unflagged sample is from the subspace "
+        f"fitted without it (leave-one-out: up to {farthest:.2f}, median "
+        f"{np.median(held):.2f}; fitted with them: median {np.median(d[clean]):.2f}): "
+        "the subspace does not explain the clean samples well enough to tell permuted "
+        "entries from clean ones, so these samples are not flagged and restore returns "
+        "them as given. Consider a larger n_components if the data are close to a "
+        "larger subspace; restore_samples='all' restores every sample regardless."
+    )
+    warnings.warn(message, FlaggingWarning, stacklevel=3)
+    return max(threshold, farthest), message
 
 
 def unexplained_flags(X, n_components, *, stage1, p, max_iter, tol):
@@ -898,6 +940,9 @@ def unlabeled_pca(
                 if rule == "distance":
                     flagged = d > threshold
         progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
+    if restore_samples == "checked" and rule == "distance" and M is None:
+        threshold, warned = _held_out_threshold(Y, d, flagged, threshold, r)
+        flagged = d > threshold
     if rule == "distance":
         progress.stage(
             f"flagging: {int(flagged.sum())} of {n_samples} samples above {threshold:.4g}"

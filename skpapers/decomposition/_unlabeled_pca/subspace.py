@@ -340,6 +340,26 @@ def _unexplained(X, M, r, stage1, p, max_iter, tol, distances=None):
     return np.divide(span, loo, out=np.zeros(n), where=loo > 0) / noise
 
 
+def _held_out_distances(X, r):
+    """Distance (sine) of each sample to the top-``r`` principal subspace of the others.
+
+    Leave-one-out: sample ``j`` is held out of the fit it is measured against,
+    as a flagged sample is held out of the Stage-I fit. The samples (unit rows)
+    live in the span of their ``min(n, m)`` coordinates, so each of the ``n``
+    fits is one eigendecomposition of a ``min(n, m)``-square matrix, downdated
+    by the held-out sample.
+    """
+    Z = _unit_rows(X)
+    if Z.shape[0] < Z.shape[1]:  # coordinates in an orthonormal basis of the row span
+        Z = np.linalg.qr(Z.T, mode="r").T
+    S = Z.T @ Z
+    out = np.empty(len(Z))
+    for j, z in enumerate(Z):
+        V = np.linalg.eigh(S - np.outer(z, z))[1][:, -r:]
+        out[j] = np.linalg.norm(z - V @ (V.T @ z))
+    return out
+
+
 def _coherence_pursuit(X, r):
     """Coherence pursuit: the top-``r`` subspace of the ``r`` most coherent samples."""
     Xn = _unit_rows(X)
