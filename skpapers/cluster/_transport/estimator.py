@@ -194,7 +194,9 @@ class TransportClustering(
         transport between a side and the co-clusters (a capacitated assignment
         for n = m and uniform weights, within ``max_dense_entries``; a linear
         program otherwise, up to (n + m) K = 2e5 variables), so co-clusters are
-        no longer tied to the registration. ``"none"`` keeps the mirror-descent
+        no longer tied to the registration; with unequal sizes or weights,
+        Frank-Wolfe steps (an exact min-cost flow through the co-clusters)
+        also move the co-cluster masses. ``"none"`` keeps the mirror-descent
         plan, as in the paper.
     max_dense_entries : int, default=25_000_000
         Memory budget: the largest n x m cost matrix the estimator may form

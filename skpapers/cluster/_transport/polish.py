@@ -14,6 +14,9 @@
   exactly, so the plan stays exactly feasible and its cost never increases.
   It frees every co-cluster from the registration (a source and its
   registered image no longer have to share a co-cluster).
+* ``_polish_weighted``: the same with linear programs for any sizes and
+  weights, plus Frank-Wolfe steps on the joint problem that move the
+  co-cluster masses (``_flow_lp``).
 """
 
 import numpy as np
@@ -445,31 +448,73 @@ def _transport_lp(D, mass, g):
     return _round_to_polytope(res.x.reshape(n, K), mass, g * (mass.sum() / g.sum()))
 
 
-def _polish_weighted(cost, Q, R, a, b, *, max_iter=3):
-    """Alternate exact LP updates of ``R`` and ``Q`` at fixed ``g`` (any sizes, weights).
+def _flow_lp(Dq, Dr, a, b):
+    """Exact ``(Q, R)`` minimising ``<Dq, Q> + <Dr, R>`` on the low-rank plans (HiGHS).
+
+    Constraints ``Q 1 = a``, ``R 1 = b``, ``Q^T 1 = R^T 1``: a min-cost flow
+    from the sources through K hubs to the targets, in which the co-cluster
+    masses ``g = Q^T 1`` are free.
+    """
+    (n, K), m = Dq.shape, Dr.shape[0]
+
+    def side(size):
+        return sparse.kron(sparse.eye(size), np.ones((1, K))), sparse.kron(
+            np.ones((1, size)), sparse.eye(K))
+
+    rows_q, cols_q = side(n)
+    rows_r, cols_r = side(m)
+    A_eq = sparse.bmat([[rows_q, None], [None, rows_r], [cols_q, -cols_r]], format="csr")
+    res = linprog(np.concatenate([Dq.ravel(), Dr.ravel()]), A_eq=A_eq,
+                  b_eq=np.concatenate([a, b, np.zeros(K)]), bounds=(0, None), method="highs")
+    if res.status != 0:  # pragma: no cover - the flow LP is always feasible
+        return None
+    Q = np.maximum(res.x[: n * K].reshape(n, K), 0.0)
+    Q = _round_to_polytope(Q, a, Q.sum(axis=0) * (a.sum() / Q.sum()))
+    R = _round_to_polytope(res.x[n * K:].reshape(m, K), b * (a.sum() / b.sum()), Q.sum(axis=0))
+    return Q, R
+
+
+def _polish_weighted(cost, Q, R, a, b, *, max_iter=10):
+    """Alternate exact LP updates of ``R`` and ``Q`` at fixed ``g``, then of all three.
 
     Given ``Q``, the best ``R`` is the transport plan between the target masses
-    ``b`` and ``g`` with cost ``C^T Q / g`` (and symmetrically); each update is
-    kept only if it lowers the cost. Returns ``(Q, R, g, n_steps)``.
+    ``b`` and ``g`` with cost ``C^T Q / g`` (and symmetrically). The joint
+    step is a Frank-Wolfe (conditional gradient) step with unit step on
+    ``F(Q, R) = <C, Q diag(1/g) R^T>``, ``g = Q^T 1``: the flow LP of
+    :func:`_flow_lp` on the gradient ``(C R / g - diag(Q^T C R) / g^2,
+    C^T Q / g)`` moves the co-cluster masses too. Each update is kept only if
+    it lowers the cost. Returns ``(Q, R, g, n_steps)``.
     """
     g = np.maximum(Q.sum(axis=0), G_MIN)
     value = lowrank_cost(cost, Q, R, g)
     steps = 0
+
+    def products(Q, R):
+        if isinstance(cost, tuple):
+            A, B = cost
+            return A @ (B.T @ R), B @ (A.T @ Q)
+        return cost @ R, cost.T @ Q
+
     for _ in range(max_iter):
         start = value
-        for side in (2, 1):
-            if isinstance(cost, tuple):
-                A, B = cost
-                D = B @ (A.T @ Q) if side == 2 else A @ (B.T @ R)
+        for update in ("targets", "sources", "masses"):
+            CR, CtQ = products(Q, R)
+            if update == "masses":
+                hub = np.einsum("ik,ik->k", Q, CR) / g**2
+                new = _flow_lp(CR / g - hub, CtQ / g, a, b)
+            elif update == "targets":
+                new = _transport_lp(CtQ / g, b, g)
+                new = new if new is None else (Q, new)
             else:
-                D = cost.T @ Q if side == 2 else cost @ R
-            new = _transport_lp(D / g, b if side == 2 else a, g)
+                new = _transport_lp(CR / g, a, g)
+                new = new if new is None else (new, R)
             if new is None:
                 continue
-            Qn, Rn = (Q, new) if side == 2 else (new, R)
-            trial = lowrank_cost(cost, Qn, Rn, g)
+            Qn, Rn = new
+            gn = np.maximum(Qn.sum(axis=0), G_MIN)
+            trial = lowrank_cost(cost, Qn, Rn, gn)
             if trial < value:
-                Q, R, value = Qn, Rn, trial
+                Q, R, g, value = Qn, Rn, gn, trial
                 steps += 1
         if value >= start:
             break

@@ -373,7 +373,7 @@ def _self_transport_run(X, cost, cost_n, a, n_clusters, rng, progress=None):
 
 
 def _polish_run(run, cost, cost_n, a, b, uniform, n_clusters, max_dense_entries):
-    """Polish the plan of one run at fixed co-cluster masses (see :func:`_polish`).
+    """Polish the plan of one run (see :func:`_polish`, :func:`_polish_weighted`).
 
     ``run`` is ``(value, Q, R, g, n_iter, gkms_value)``; the result has the same
     form, with the polished plan when that is cheaper.
@@ -482,7 +482,8 @@ def transport_clustering(
         Finishing stages after generalized K-means: ``"harden"`` turns the soft
         assignment into a partition improved by single-point moves until none
         lowers the cost; ``"polish"`` then also updates both factors in turn at
-        fixed co-cluster masses (exact marginals); ``"none"`` keeps the
+        fixed co-cluster masses (exact marginals), and with unequal sizes or
+        weights moves the masses too (Frank-Wolfe steps); ``"none"`` keeps the
         mirror-descent plan as in the paper. Self-transport with the squared
         Euclidean cost and ``init="kmeans"`` (other than ``"none"``) is solved
         as K-means: a K-means partition, hardened.
