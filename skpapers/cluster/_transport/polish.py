@@ -19,9 +19,11 @@
   co-cluster masses (``_flow_lp``).
 """
 
+import warnings
+
 import numpy as np
 from scipy import sparse
-from scipy.optimize import linear_sum_assignment, linprog
+from scipy.optimize import linear_sum_assignment
 
 from skpapers.cluster._transport.cost import G_MIN
 from skpapers.cluster._transport.registration import _round_to_polytope
@@ -435,55 +437,56 @@ def _polish(cost, labels_q, labels_r, n_clusters, *, max_iter=3):
     return labels_q, labels_r, steps
 
 
+def _network_simplex(D, a, b):
+    """Exact plan in ``Pi(a, b)`` minimising ``<D, plan>`` (POT's network simplex)."""
+    import ot  # lazy, as in the registration
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a cap hit leaves a feasible plan, kept only if cheaper
+        P = ot.emd(a, b, np.ascontiguousarray(D), numItermax=max(100_000, 100 * sum(D.shape)))
+    return _round_to_polytope(np.asarray(P, dtype=np.float64), a, b)
+
+
 def _transport_lp(D, mass, g):
-    """Exact plan in ``Pi(mass, g)`` (n x K) minimising ``<D, plan>`` (HiGHS)."""
-    n, K = D.shape
-    rows = sparse.kron(sparse.eye(n), np.ones((1, K)))
-    cols = sparse.kron(np.ones((1, n)), sparse.eye(K))
-    res = linprog(D.ravel(), A_eq=sparse.vstack([rows, cols]).tocsr(),
-                  b_eq=np.concatenate([mass, g * (mass.sum() / g.sum())]), bounds=(0, None),
-                  method="highs")
-    if res.status != 0:  # pragma: no cover - a transport LP is always feasible
-        return None
-    return _round_to_polytope(res.x.reshape(n, K), mass, g * (mass.sum() / g.sum()))
+    """Exact plan in ``Pi(mass, g)`` (n x K) minimising ``<D, plan>``."""
+    return _network_simplex(D, mass, g * (mass.sum() / g.sum()))
 
 
 def _flow_lp(Dq, Dr, a, b):
-    """Exact ``(Q, R)`` minimising ``<Dq, Q> + <Dr, R>`` on the low-rank plans (HiGHS).
+    """Exact ``(Q, R)`` minimising ``<Dq, Q> + <Dr, R>`` on the low-rank plans.
 
     Constraints ``Q 1 = a``, ``R 1 = b``, ``Q^T 1 = R^T 1``: a min-cost flow
     from the sources through K hubs to the targets, in which the co-cluster
-    masses ``g = Q^T 1`` are free.
+    masses ``g = Q^T 1`` are free. Solved as one transport problem: suppliers
+    are the sources and the hubs' outlets, customers the hubs' inlets and the
+    targets; every outlet holds the total mass, passed to its own inlet at no
+    cost or on to the targets, so each hub sends on what it receives.
     """
     (n, K), m = Dq.shape, Dr.shape[0]
-
-    def side(size):
-        return sparse.kron(sparse.eye(size), np.ones((1, K))), sparse.kron(
-            np.ones((1, size)), sparse.eye(K))
-
-    rows_q, cols_q = side(n)
-    rows_r, cols_r = side(m)
-    A_eq = sparse.bmat([[rows_q, None], [None, rows_r], [cols_q, -cols_r]], format="csr")
-    res = linprog(np.concatenate([Dq.ravel(), Dr.ravel()]), A_eq=A_eq,
-                  b_eq=np.concatenate([a, b, np.zeros(K)]), bounds=(0, None), method="highs")
-    if res.status != 0:  # pragma: no cover - the flow LP is always feasible
-        return None
-    Q = np.maximum(res.x[: n * K].reshape(n, K), 0.0)
+    b = b * (a.sum() / b.sum())
+    forbidden = 4.0 * (np.abs(Dq).max() + np.abs(Dr).max()) + 1.0
+    D = np.full((n + K, K + m), forbidden)
+    D[:n, :K] = Dq
+    D[n:, K:] = Dr.T
+    D[n + np.arange(K), np.arange(K)] = 0.0
+    total = np.full(K, a.sum())
+    P = _network_simplex(D, np.concatenate([a, total]), np.concatenate([total, b]))
+    Q, R = P[:n, :K], P[n:, K:].T
     Q = _round_to_polytope(Q, a, Q.sum(axis=0) * (a.sum() / Q.sum()))
-    R = _round_to_polytope(res.x[n * K:].reshape(m, K), b * (a.sum() / b.sum()), Q.sum(axis=0))
-    return Q, R
+    return Q, _round_to_polytope(R, b, Q.sum(axis=0))
 
 
-def _polish_weighted(cost, Q, R, a, b, *, max_iter=10):
-    """Alternate exact LP updates of ``R`` and ``Q`` at fixed ``g``, then of all three.
+def _polish_weighted(cost, Q, R, a, b, *, move_masses=True, max_iter=10):
+    """Alternate exact transport updates of ``R`` and ``Q`` at fixed ``g``, then of all three.
 
     Given ``Q``, the best ``R`` is the transport plan between the target masses
     ``b`` and ``g`` with cost ``C^T Q / g`` (and symmetrically). The joint
     step is a Frank-Wolfe (conditional gradient) step with unit step on
     ``F(Q, R) = <C, Q diag(1/g) R^T>``, ``g = Q^T 1``: the flow LP of
     :func:`_flow_lp` on the gradient ``(C R / g - diag(Q^T C R) / g^2,
-    C^T Q / g)`` moves the co-cluster masses too. Each update is kept only if
-    it lowers the cost. Returns ``(Q, R, g, n_steps)``.
+    C^T Q / g)`` moves the co-cluster masses too; it runs only with
+    ``move_masses`` (its transport problem is dense, (n + K) x (m + K)). Each
+    update is kept only if it lowers the cost. Returns ``(Q, R, g, n_steps)``.
     """
     g = np.maximum(Q.sum(axis=0), G_MIN)
     value = lowrank_cost(cost, Q, R, g)
@@ -497,20 +500,15 @@ def _polish_weighted(cost, Q, R, a, b, *, max_iter=10):
 
     for _ in range(max_iter):
         start = value
-        for update in ("targets", "sources", "masses"):
+        for update in ("targets", "sources", "masses")[: 3 if move_masses else 2]:
             CR, CtQ = products(Q, R)
             if update == "masses":
                 hub = np.einsum("ik,ik->k", Q, CR) / g**2
-                new = _flow_lp(CR / g - hub, CtQ / g, a, b)
+                Qn, Rn = _flow_lp(CR / g - hub, CtQ / g, a, b)
             elif update == "targets":
-                new = _transport_lp(CtQ / g, b, g)
-                new = new if new is None else (Q, new)
+                Qn, Rn = Q, _transport_lp(CtQ / g, b, g)
             else:
-                new = _transport_lp(CR / g, a, g)
-                new = new if new is None else (new, R)
-            if new is None:
-                continue
-            Qn, Rn = new
+                Qn, Rn = _transport_lp(CR / g, a, g), R
             gn = np.maximum(Qn.sum(axis=0), G_MIN)
             trial = lowrank_cost(cost, Qn, Rn, gn)
             if trial < value:

@@ -393,7 +393,9 @@ def _polish_run(run, cost, cost_n, a, b, uniform, n_clusters, max_dense_entries)
             g = np.maximum(Q.sum(axis=0), G_MIN)
             value = lowrank_cost(cost, Q, R, g)
     elif (n + m) * n_clusters <= _POLISH_LP_ENTRIES:
-        Q, R, g, steps = _polish_weighted(cost_n, Q, R, a, b)
+        Q, R, g, steps = _polish_weighted(
+            cost_n, Q, R, a, b, move_masses=(n + n_clusters) * (m + n_clusters) <= max_dense_entries
+        )
         if steps:
             value = lowrank_cost(cost, Q, R, g)
     return (value, Q, R, g, *rest)
