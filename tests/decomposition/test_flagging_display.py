@@ -74,8 +74,8 @@ def test_points_colours_threshold_and_text(paper):
     assert n_restored == n_flagged  # restore_samples="flagged"
     assert len(_points(ax, "restored")) == n_restored
     assert ax.get_xlabel() == "samples, sorted by distance"
-    assert ax.get_ylabel() == "distance to the subspace (sine of the angle)"
-    assert ax.get_title() == f"UnlabeledPCA: {n_flagged} of 200 flagged, {n_restored} restored"
+    assert ax.get_ylabel() == "distance to the subspace\n(sine of the angle)"
+    assert ax.get_title() == f"UnlabeledPCA\n{n_flagged} of 200 flagged, {n_restored} restored"
     assert ax.get_ylim()[0] <= 0 and ax.get_ylim()[1] >= 1
     assert {t.get_text() for t in ax.get_legend().get_texts()} == {
         "clean", "flagged", "restored", "threshold",
@@ -95,7 +95,7 @@ def test_training_samples_without_X(paper):
     display = FlaggingDisplay.from_estimator(upca)
     assert display.distances is upca.distances_ and display.flagged is upca.permuted_mask_
     assert display.restored is None and _points(display.ax_, "restored") is None
-    assert display.ax_.get_title() == f"UnlabeledPCA: {upca.permuted_mask_.sum()} of 200 flagged"
+    assert display.ax_.get_title() == f"UnlabeledPCA\n{upca.permuted_mask_.sum()} of 200 flagged"
     # the same distances and flags computed from X
     given = FlaggingDisplay.from_estimator(upca, X, restore=False)
     np.testing.assert_allclose(given.distances, upca.distances_, rtol=1e-12)
@@ -142,7 +142,7 @@ def test_reason_of_the_flagging_warning_on_the_axes(noise):
     # the threshold is above every distance here: the legend gives its value
     assert upca.threshold_ > 1
     assert display.line_.get_label() == f"threshold ({upca.threshold_:.3g}, above)"
-    assert display.ax_.get_title() == "UnlabeledPCA: 0 of 200 flagged, 0 restored"
+    assert display.ax_.get_title() == "UnlabeledPCA\n0 of 200 flagged, 0 restored"
     display.figure_.canvas.draw()  # the text fits the figure
     figure_box = display.figure_.bbox
     text_box = display.text_.get_window_extent()

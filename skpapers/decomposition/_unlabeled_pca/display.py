@@ -74,8 +74,9 @@ class FlaggingDisplay:
     >>> X, _, _, permuted = make_permuted_subspace(200, 20, 3, random_state=0)
     >>> upca = UnlabeledPCA(n_components=3).fit(X)
     >>> display = FlaggingDisplay.from_estimator(upca, X)
-    >>> display.ax_.get_title()
-    'UnlabeledPCA: 173 of 200 flagged, 173 restored'
+    >>> print(display.ax_.get_title())
+    UnlabeledPCA
+    173 of 200 flagged, 173 restored
     >>> display = FlaggingDisplay(
     ...     distances=upca.distances_, threshold=upca.threshold_, flagged=upca.permuted_mask_)
     >>> display.plot(sort=False)
@@ -192,7 +193,7 @@ class FlaggingDisplay:
 
         ax.set(
             xlabel="samples, sorted by distance" if sort else "samples",
-            ylabel="distance to the subspace (sine of the angle)",
+            ylabel="distance to the subspace\n(sine of the angle)",
             ylim=(-0.02, 1.02),
         )
         legend = ax.legend(
@@ -202,7 +203,8 @@ class FlaggingDisplay:
         # the title above the legend: its height in points, and 6 points for the title's
         # descenders and the legend's offset from the axes, as the title's padding
         pad = legend.get_window_extent().height * 72 / figure.dpi + 6
-        ax.set_title(f"{self.estimator_name}: {title}" if self.estimator_name else title, pad=pad)
+        # the estimator's name on a line of its own: one line overflows a panel 5 inches wide
+        ax.set_title(f"{self.estimator_name}\n{title}" if self.estimator_name else title, pad=pad)
         self.text_ = None if self.reason is None else _caption(ax, self.reason)
         self.ax_, self.figure_ = ax, figure
         return self
