@@ -78,3 +78,35 @@ def test_refit_guard_tolerates_the_loss_sampling_error():
     )
     est = RobustSingleIndexRegressor("tanh", random_state=0).fit(X, y)
     assert np.linalg.norm(est.coef_ - coef) < 0.1
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(0, 60), block=st.integers(1, 17), seed=st.integers(0, 2**16))
+def test_compress_rows_equals_boolean_indexing(n, block, seed):
+    # the in-place row selection of the all-rows pass gives exactly A[mask]
+    from skpapers.linear_model._single_index.robust_statistics import compress_rows
+
+    rng = np.random.RandomState(seed)
+    A = rng.standard_normal((n, 3))
+    mask = rng.rand(n) < rng.rand()
+    expected = A[mask]
+    assert_array_equal(compress_rows(A, mask, block=block), expected)
+
+
+def test_residual_refit_returns_the_residuals_of_its_fit():
+    # the refit's residuals are reused for contamination_: they are those of the returned fit
+    from skpapers.linear_model._single_index.solver import _residual_refit
+    from skpapers.utils._links import resolve_link
+    from skpapers.utils._progress import Progress
+
+    rng = np.random.RandomState(52)
+    Z = rng.standard_normal((800, 4))
+    y = np.tanh(Z @ np.array([1.0, -0.5, 0.2, 0.0])) + 0.1 * rng.standard_normal(800)
+    y[:40] += 3.0
+    link = resolve_link("tanh")
+    theta, b, _, _, r = _residual_refit(
+        Z, y, np.array([0.8, -0.3, 0.1, 0.1]), 0.0, link, fit_intercept=True,
+        location_z=np.zeros(4), learning_rate="auto", tol=1e-6, rng=rng,
+        verbose=Progress("single_index", 0), guard_eps=0.1,
+    )
+    assert_array_equal(r, y - link.f(Z @ theta + b))

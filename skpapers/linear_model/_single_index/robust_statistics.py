@@ -48,6 +48,29 @@ def _median_mad(X):
     return med, mad
 
 
+def compress_rows(A, mask, block=8192):
+    """``A[mask]`` for a C-contiguous 2-D ``A`` that may be overwritten, without a copy.
+
+    The kept rows are moved, in order, to the front of ``A`` (block by block,
+    each block's rows read before any is written), and the leading rows are
+    returned as a view: the values are those of ``A[mask]``, but no second
+    array of ``A``'s size is allocated (at a million rows the fresh pages of a
+    copy cost more than moving the rows).
+    """
+    n = A.shape[0]
+    if not (A.flags.c_contiguous and A.ndim == 2):
+        return A[mask]
+    k = 0
+    for start in range(0, n, block):
+        rows = np.flatnonzero(mask[start : start + block]) + start
+        if k == start and rows.size == min(block, n - start):
+            k += rows.size  # a kept prefix stays where it is
+            continue
+        A[k : k + rows.size] = A[rows]
+        k += rows.size
+    return A[:k]
+
+
 def _ogk_rescale(z0, m, S):
     """Robust scales along the eigenvectors of a trimmed scatter (OGK step).
 

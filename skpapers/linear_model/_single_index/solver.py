@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_random_state
 
 from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
 from skpapers.linear_model._single_index.robust_statistics import (
+    compress_rows,
     covariate_filter,
     duplicate_mask,
     extreme_eigenpairs,
@@ -257,7 +258,8 @@ def _robust_gd(
             a = np.abs(r)
             return np.mean(np.where(a <= clip, np.square(r), 2.0 * clip * a - clip * clip))
     s = Z @ theta + b
-    loss = float(objective(y - f(s)))
+    residual = y - f(s)  # at the current iterate, reused by the next gradient
+    loss = float(objective(residual))
     best = (loss, theta, b)
     since_best, shrink, base, n_iter = 0, 1.0, None, 0
     state = {}
@@ -271,7 +273,7 @@ def _robust_gd(
                 )
             else:
                 base = float(learning_rate)
-        r = y - f(s)
+        r = residual
         if clip is not None:
             r = np.clip(r, -clip, clip)
         elif aggregator in ("filter", "huber"):
@@ -297,7 +299,8 @@ def _robust_gd(
             b_new = b - eta * g_b if fit_intercept else float(theta_new @ location_z)
             s_new = Z @ theta_new + b_new
             with np.errstate(over="ignore", invalid="ignore"):
-                loss_new = float(objective(y - f(s_new)))
+                residual_new = y - f(s_new)
+                loss_new = float(objective(residual_new))
             if np.isfinite(loss_new) and loss_new <= 1.5 * loss:
                 accepted = True
                 break
@@ -306,7 +309,7 @@ def _robust_gd(
             reason = "stopped (no step decreased the loss)"
             break
         step = eta * g_norm
-        theta, b, s, n_iter = theta_new, b_new, s_new, it + 1
+        theta, b, s, residual, n_iter = theta_new, b_new, s_new, residual_new, it + 1
         improving = loss_new < best[0] * (1.0 - tol)
         if loss_new < best[0]:
             best = (loss_new, theta, b)
@@ -345,17 +348,18 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
     outliers whose residuals look like noise (bounded links) could otherwise
     pull the plain refit away from the robust fit.
 
-    Returns the refitted ``(theta, b)``, the iterations run and the kept-row mask.
+    Returns the refitted ``(theta, b)``, the iterations run, the kept-row mask
+    and the residuals of all rows of ``Z`` at the returned fit.
     """
     keep = np.ones(y.shape[0], dtype=bool)
     n_iter = 0
     f = link.f
+    r = y - f(Z @ theta + b)
     loss, tolerance = None, _REFIT["guard_tol"]
     if guard_eps is not None:
-        loss, se = _trimmed_mse_and_se(y - f(Z @ theta + b), guard_eps)
+        loss, se = _trimmed_mse_and_se(r, guard_eps)
         tolerance = max(tolerance, 1.0 + 2.0 * se)
     for _ in range(_REFIT["rounds"] if rounds is None else rounds):
-        r = y - f(Z @ theta + b)
         scale = 1.4826 * np.median(np.abs(r))
         if not scale > 0:
             break
@@ -369,8 +373,9 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
             warn=False, label=f"residual refit on {int(new_keep.sum())} rows",
         )
         n_iter += it
+        r_new = y - f(Z @ theta_new + b_new)
         if loss is not None:
-            loss_new = float(trimmed_mse(y - f(Z @ theta_new + b_new), guard_eps))
+            loss_new = float(trimmed_mse(r_new, guard_eps))
             if not loss_new <= tolerance * loss:
                 verbose.iteration(
                     f"residual refit rejected: trimmed MSE {loss_new:.6g} > {loss:.6g}",
@@ -379,8 +384,8 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
                 keep = new_keep  # the rows within the cut at the kept fit
                 break
             loss = loss_new
-        theta, b, keep = theta_new, b_new, new_keep
-    return theta, b, n_iter, keep
+        theta, b, keep, r = theta_new, b_new, new_keep, r_new
+    return theta, b, n_iter, keep, r
 
 
 def _trimmed_mse_and_se(r, eps):
@@ -409,10 +414,14 @@ def _rows_explained(Z, y, theta, b, link, cut=3.0):
     estimate of the corrupted fraction counts the rows the fit leaves well
     outside the noise (3 robust sd: 0.3 % of Gaussian noise).
     """
-    r = y - link.f(Z @ theta + b)
+    return _count_explained(y - link.f(Z @ theta + b), cut)
+
+
+def _count_explained(r, cut=3.0):
+    """Residuals ``r`` within ``cut`` robust sd (all of them when the MAD is 0)."""
     scale = 1.4826 * np.median(np.abs(r))
     if not scale > 0:
-        return int(y.shape[0])
+        return int(r.shape[0])
     return int(np.count_nonzero(np.abs(r) <= cut * scale))
 
 
@@ -490,7 +499,7 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(No
             screened |= np.abs(X_w @ a - b) < h
         if screened.any():
             clustered[np.flatnonzero(~clustered)[screened]] = True
-            Z = Z[~screened]
+            Z = compress_rows(Z, ~screened)  # Z = X_w @ W is ours: no copy
     verbose.stage(f"whitening ({whiten}) of {n} rows; {int(clustered.sum())} rows dropped "
                   "as copies in tight clusters, squeezed towards a line or on a point mass")
     keep = np.zeros(n, dtype=bool)
@@ -501,10 +510,12 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(No
             Z, eps, rng, max_rounds=4, n_power=(6, 2), centred=whiten is not None,
             state=filter_state,
         )
+    # rows of Z in place when Z is not (a view of) the caller's X
+    take = (lambda A, rows: A[rows]) if np.may_share_memory(Z, X) else compress_rows
     if clustered.any():
-        Z, y_k = Z[keep[~clustered]], y[keep]
+        Z, y_k = take(Z, keep[~clustered]), y[keep]
     elif not keep.all():
-        Z, y_k = Z[keep], y[keep]
+        Z, y_k = take(Z, keep), y[keep]
     else:
         y_k = y
     verbose.stage(f"covariate filter kept {int(keep.sum())} of {n} rows")
@@ -842,25 +853,25 @@ def robust_single_index(
     fitted = int(keep.sum())
     refit = _REFIT["rounds"] and max_iter > 0 and eps > 0
     if refit:
-        theta, b, it, _ = _residual_refit(
+        theta, b, it, _, residual = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, guard_eps=eps,
         )
         n_iter += it
-        fitted = _rows_explained(Z, y_k, theta, b, link)
+        fitted = _count_explained(residual)
         verbose.stage(f"residual refit: {fitted} of {len(y_k)} rows explained")
     if sub is not None:  # one more refit round on all rows
         del Z, y_k
         keep, _, _, Z, y_k, _ = _prepare(
             X, y, eps, whiten, rng, verbose, location, W, screens, filter_state
         )
-        theta, b, it, _ = _residual_refit(
+        theta, b, it, _, residual = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, rounds=1,
             guard_eps=eps,
         )
         n_iter += it
-        fitted = _rows_explained(Z, y_k, theta, b, link)
+        fitted = _count_explained(residual)
         verbose.stage(f"residual refit on all rows: {fitted} of {n} rows explained")
     coef = W.astype(np.float64) @ theta
     intercept = float(b - coef @ location) if fit_intercept else 0.0
