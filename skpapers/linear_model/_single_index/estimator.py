@@ -81,12 +81,19 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         0.05`` of the rows; read from 100 rows and 5 per feature on), a
         ``UserWarning`` gives the measured fraction and the fit is redone
         with "auto". 0 switches all trimming off (no
-        covariate filter, plain means, no refit). A warning is raised above
-        0.25.
+        covariate filter, plain means, no refit, the plain covariance for the
+        "trimmed" whitening): least squares of the single-index model. A
+        warning is raised above 0.25. On data without planted outliers
+        (real tables with heavy-tailed, skewed or discrete columns) the robust
+        stages can fit worse than least squares: a ``UserWarning`` names the
+        reason when, under "auto", the filters remove more than a quarter of
+        the rows, or when more than half of the rows share one response that
+        the fit reproduces exactly (a zero-inflated y).
     fit_intercept : bool, default=True
         Whether to fit an intercept (a heuristic extension: the theory has none).
     whiten : {"auto", "trimmed", "mcd", "diag"} or None, default="auto"
-        Robust whitening of X: "trimmed" (two-sided trimmed C-steps, O(nd^2)),
+        Robust whitening of X: "trimmed" (two-sided trimmed C-steps then
+        robust scales, O(nd^2); the plain covariance at ``contamination=0``),
         "mcd" (scikit-learn's ``MinCovDet``, slow), "diag" (coordinate median
         and MAD, O(nd)), None (no whitening: the theory's setting, X assumed
         standard Gaussian). "auto" is "trimmed" if n_samples >= 5 n_features
@@ -186,7 +193,12 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
     - robust whitening of X (not in the theory, which assumes standard
       Gaussian covariates): trimmed C-steps, then robust scales (median and
       MAD) along the eigenvectors of the trimmed scatter, as in the
-      orthogonalised Gnanadesikan-Kettenring estimator;
+      orthogonalised Gnanadesikan-Kettenring estimator; a column or direction
+      whose MAD is 0 (more than half of its values equal: zero-inflated or
+      discrete features) gets the sd of a Gaussian with its mean absolute
+      deviation instead, so that its other values are not read as outliers
+      at their raw distance (UCI bank's ``pdays``: every row off the mode was
+      removed and its coefficient extrapolated);
     - before the whitening is trusted, rows squeezed towards a line are
       dropped: rows whose squared norm outside the top direction of the
       whitened rows lies below the 0.001 quantile of its ``chi2(d - 1)`` law
