@@ -724,7 +724,10 @@ def test_contamination_estimate_and_auto_costs_nothing_on_clean_data():
     auto = RobustSingleIndexRegressor(random_state=0).fit(X, y)
     plain = RobustSingleIndexRegressor(contamination=0, random_state=0).fit(X, y)
     assert auto.contamination_ < 0.03
-    assert np.linalg.norm(auto.coef_ - coef) <= 1.2 * np.linalg.norm(plain.coef_ - coef)
+    # Gaussian noise, where least squares is efficient: auto / plain error 1.02-1.23
+    # (mean 1.15) on seeds 14 and 5401-5407 (this one 1.20 since contamination=0
+    # whitens by the plain covariance; 1.18 before)
+    assert np.linalg.norm(auto.coef_ - coef) <= 1.25 * np.linalg.norm(plain.coef_ - coef)
     X, y, coef, out = make_contaminated_sim(3000, 20, "gelu", 0.5, 0.15, "labels",
                                             random_state=14)
     est = RobustSingleIndexRegressor(random_state=0).fit(X, y)
@@ -858,7 +861,9 @@ def test_rank_deficient_one_hot_columns_keep_all_but_one():
     groups = rng.integers(0, 3, size=300)
     X = np.column_stack([rng.normal(size=(300, 2)), np.eye(3)[groups]])  # dummies sum to 1
     y = np.tanh(X[:, 0] + 0.5 * X[:, 2])
-    with pytest.warns(UserWarning, match=r"1 of the 5 features .*column 4: a combination"):
+    # the filters also remove 32 % of the rows (discrete columns read as outliers)
+    with (pytest.warns(UserWarning, match=r"1 of the 5 features .*column 4: a combination"),
+          pytest.warns(UserWarning, match="filters removed 32.0% of the rows")):
         coef, _, result = robust_single_index(X, y, link="tanh", random_state=0)
     assert coef[4] == 0.0 and np.all(coef[:4] != 0.0)
     assert result.whitening.shape == (5, 5) and np.all(result.whitening[4] == 0.0)

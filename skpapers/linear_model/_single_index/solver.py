@@ -450,7 +450,8 @@ def _warn_if_unsafe(removed, residuals, y, auto):
     than half of the kept rows share one response (then the median of y),
     which the fit reproduces exactly while the other rows keep large residuals
     (it follows the mode of a zero-inflated y and trims the rest).
-    ``residuals`` and ``y`` are those of the kept rows.
+    ``residuals`` and ``y`` are those of the kept rows. Read, like
+    :func:`_contradicted`, from 100 rows and 5 rows per feature on.
     """
     reasons = []
     if auto and removed > _AUTO_EPS:
@@ -948,7 +949,7 @@ def robust_single_index(
             spectral_clip=spectral_clip, learning_rate=learning_rate, max_iter=max_iter,
             tol=tol, random_state=random_state, verbose=verbose_given,
         )
-    if eps > 0 and max_iter > 0:
+    if eps > 0 and max_iter > 0 and n >= max(100, 5 * d):
         _warn_if_unsafe(1.0 - keep.mean(), y_k - link.f(Z @ theta + b), y_k, auto)
     if not (np.all(np.isfinite(coef)) and np.isfinite(intercept)):
         raise ValueError(
