@@ -439,7 +439,53 @@ def _contradicted(eps):
     return 2.0 * eps + 0.05
 
 
-def _warn_if_unsafe(removed, residuals, y, auto):
+_UNSEEN_TOL = 1e-3  # kept rows' variance, relative to the median, of a direction left out
+
+
+def _unseen_directions(Z):
+    """Whitened directions along which the kept rows (almost) do not vary.
+
+    When the filters remove every row off the mode of a zero-inflated column,
+    or every row of one category of one-hot columns, the kept rows no longer
+    vary along a direction that all rows span: the fit cannot identify its
+    coefficient, and gradient descent gave it whatever fitted the noise
+    (held-out predictions off by 1e4 on statsmodels' star98). Returns the
+    eigenvectors of the kept rows' covariance whose eigenvalue is below
+    ``_UNSEEN_TOL`` times the median one (Gaussian rows: above 0.08 from n = 2 d
+    on, above 0.5 along the tail cut's direction), as columns; none below 2 d
+    rows, whose covariance is singular anyway.
+    """
+    m, d = Z.shape
+    if m < 2 * d or d < 2:
+        return np.zeros((d, 0))
+    evals, evecs = np.linalg.eigh(np.atleast_2d(np.cov(Z, rowvar=False)))
+    return evecs[:, evals < _UNSEEN_TOL * max(float(np.median(evals)), np.finfo(float).tiny)]
+
+
+def _neutral_extension(theta, b, W, directions, at):
+    """Return the fit off the kept rows' hyperplanes ``z . u = at`` with no weight on them.
+
+    Fitted on rows with their components along ``directions`` (U) removed,
+    ``(theta, b)`` says nothing off the hyperplanes. Among the equivalent fits
+    on them, the one whose coefficient in X, ``W theta``, is orthogonal to
+    the hyperplanes' normals ``W U`` (a zero-inflated column gets coefficient
+    0; a one-hot category left out gets the mean effect of the others), with
+    the intercept moved so that the kept rows' predictions are unchanged.
+    """
+    theta = theta - directions @ (directions.T @ theta)
+    normals = W @ directions
+    step = -np.linalg.lstsq(normals, W @ theta, rcond=None)[0]
+    return theta + directions @ step, b - float(at @ step)
+
+
+def _project_out(Z, directions):
+    """Rows of Z with their component along the orthonormal ``directions`` removed."""
+    if not directions.shape[1]:
+        return Z
+    return Z - (Z @ directions.astype(Z.dtype)) @ directions.T.astype(Z.dtype)
+
+
+def _warn_if_unsafe(removed, residuals, y, auto, unseen_features=()):
     """Warn when the robust stages likely fit a different model than the data's.
 
     Two signs, measured on the fit: under ``contamination="auto"`` the filters
@@ -450,6 +496,8 @@ def _warn_if_unsafe(removed, residuals, y, auto):
     than half of the kept rows share one response (then the median of y),
     which the fit reproduces exactly while the other rows keep large residuals
     (it follows the mode of a zero-inflated y and trims the rest).
+    A third: the kept rows do not vary along a direction (``unseen_features``:
+    the feature carrying most of each, see :func:`_unseen_directions`).
     ``residuals`` and ``y`` are those of the kept rows. Read, like
     :func:`_contradicted`, from 100 rows and 5 rows per feature on.
     """
@@ -470,6 +518,14 @@ def _warn_if_unsafe(removed, residuals, y, auto):
             f"{on_mode.mean():.1%} of the kept rows share the response {mode:.6g} "
             "and the fit reproduces it exactly, leaving the other rows with large "
             "residuals: it follows the mode of y and trims the rest as outliers"
+        )
+    if len(unseen_features):
+        reasons.append(
+            f"the kept rows do not vary along {len(unseen_features)} direction(s) that "
+            "all rows span (mostly feature(s) "
+            f"{', '.join(map(str, sorted(set(unseen_features))))}: a zero-inflated or "
+            "discrete column whose other values were removed); their coefficient is set "
+            "to 0"
         )
     if reasons:
         warnings.warn(
@@ -868,6 +924,9 @@ def robust_single_index(
     keep, location, W, Z, y_k, screens = _prepare(
         Xs, ys, eps, whiten, rng, verbose, filter_state=filter_state
     )
+    unseen = _unseen_directions(Z) if eps > 0 and fit_intercept else np.zeros((d, 0))
+    unseen_at = np.mean(Z @ unseen.astype(Z.dtype), axis=0)  # the kept rows' constant z . u
+    Z = _project_out(Z, unseen)
     location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
 
     if start is not None:
@@ -907,6 +966,7 @@ def robust_single_index(
         keep, _, _, Z, y_k, _ = _prepare(
             X, y, eps, whiten, rng, verbose, location, W, screens, filter_state
         )
+        Z = _project_out(Z, unseen)
         theta, b, it, _, residual = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, rounds=1,
@@ -915,7 +975,12 @@ def robust_single_index(
         n_iter += it
         fitted = _count_explained(residual)
         verbose.stage(f"residual refit on all rows: {fitted} of {n} rows explained")
+    if unseen.shape[1]:  # the kept rows never varied along these: no weight along them
+        theta, b = _neutral_extension(theta, b, W.astype(np.float64), unseen, unseen_at)
     coef = W.astype(np.float64) @ theta
+    unseen_features = [int(columns[j]) for j in np.argmax(  # the feature carrying each
+        np.abs(W.astype(np.float64) @ unseen) * np.std(X, axis=0)[:, None], axis=0)
+    ] if unseen.shape[1] else []
     intercept = float(b - coef @ location) if fit_intercept else 0.0
     if link.is_even:
         coef, intercept = _canonical_sign(coef, intercept)
@@ -950,7 +1015,7 @@ def robust_single_index(
             tol=tol, random_state=random_state, verbose=verbose_given,
         )
     if eps > 0 and max_iter > 0 and n >= max(100, 5 * d):
-        _warn_if_unsafe(1.0 - keep.mean(), y_k - link.f(Z @ theta + b), y_k, auto)
+        _warn_if_unsafe(1.0 - keep.mean(), residual, y_k, auto, unseen_features)
     if not (np.all(np.isfinite(coef)) and np.isfinite(intercept)):
         raise ValueError(
             "the fit diverged (non-finite coefficients); the covariates may be nearly "
