@@ -52,14 +52,17 @@ def _median_mad(X):
     the mode, and the fit extrapolated a coefficient it had never seen vary
     (UCI bank, statsmodels star98: held-out R^2 down to -1e4).
     """
-    med = np.median(X, axis=0)
-    dev = X - med
-    np.abs(dev, out=dev)
-    spread = _MEAN_AD_TO_SD * np.mean(dev, axis=0)
-    spread[~(spread > 0)] = 1.0
-    mad = _MAD_TO_SD * np.median(dev, axis=0, overwrite_input=True)
+    # on a copy with one column per row: partitions along contiguous memory, in place
+    columns = np.array(X.T, order="C")
+    med = np.median(columns, axis=1, overwrite_input=True)
+    columns -= med[:, None]
+    np.abs(columns, out=columns)
+    mad = _MAD_TO_SD * np.median(columns, axis=1, overwrite_input=True)
     zero = ~(mad > 0)
-    mad[zero] = spread[zero]
+    if zero.any():  # (the sums of all columns at once: the same rounding as one pass)
+        spread = _MEAN_AD_TO_SD * np.mean(np.abs(X - med), axis=0)[zero]
+        spread[~(spread > 0)] = 1.0
+        mad[zero] = spread
     return med, mad
 
 
@@ -220,6 +223,10 @@ def duplicate_mask(X, rng, n_proj=3, resolution=1e-3, min_size=None):
     key = np.zeros(n, dtype=np.int64)
     for j in range(n_proj):
         key = key * np.int64(1_000_003) + cells[:, j].astype(np.int64)
+    ordered = np.sort(key)  # the sizes of the bins first: usually none is big
+    edges = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
+    if np.diff(edges, prepend=0, append=n).max() < min_size:
+        return drop
     _, first, inverse, counts = np.unique(
         key, return_index=True, return_inverse=True, return_counts=True
     )
@@ -374,9 +381,12 @@ def _kurtosis_directions(Z, n_iter=100, tol=1e-6, max_rows=10_000):
     root = evecs / np.sqrt(np.maximum(evals, 1e-12 * evals.max()))
     Zw = (Z - Z.mean(axis=0)) @ root
     B = np.eye(d)
+    P, cubes = np.empty((n, d)), np.empty((n, d))
     for _ in range(n_iter):
-        P = Zw @ B
-        left, _, right = np.linalg.svd(Zw.T @ (P * P * P) / n - 3.0 * B)
+        np.matmul(Zw, B, out=P)
+        np.multiply(P, P, out=cubes)
+        cubes *= P
+        left, _, right = np.linalg.svd(Zw.T @ cubes / n - 3.0 * B)
         B_new = left @ right
         done = np.max(np.abs(np.abs(np.sum(B_new * B, axis=0)) - 1.0)) < tol
         B = B_new

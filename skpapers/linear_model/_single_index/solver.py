@@ -340,13 +340,17 @@ _REFIT = {"rounds": 2, "cut": 2.0, "iters": 20, "guard_tol": 1.02, "huber_object
 
 
 def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning_rate, tol,
-                    rng, verbose, rounds=None, guard_eps=None):
+                    rng, verbose, rounds=None, guard_eps=None, overwrite=False):
     """Reweighting step: keep the rows whose residual is within ``cut`` robust sd, refit.
 
     With ``guard_eps``, a round is kept only if it does not raise the trimmed
     loss at that level (the robust stages' criterion) over all rows of ``Z``:
     outliers whose residuals look like noise (bounded links) could otherwise
     pull the plain refit away from the robust fit.
+
+    With ``overwrite``, the last round moves its rows to the front of ``Z``
+    (:func:`compress_rows`) instead of copying them, and ``Z`` is garbage
+    afterwards: at a million rows the copy costs more than the refit's steps.
 
     Returns the refitted ``(theta, b)``, the iterations run, the kept-row mask
     and the residuals of all rows of ``Z`` at the returned fit.
@@ -359,21 +363,33 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
     if guard_eps is not None:
         loss, se = _trimmed_mse_and_se(r, guard_eps)
         tolerance = max(tolerance, 1.0 + 2.0 * se)
-    for _ in range(_REFIT["rounds"] if rounds is None else rounds):
+    rounds = _REFIT["rounds"] if rounds is None else rounds
+    for round_ in range(rounds):
         scale = 1.4826 * np.median(np.abs(r))
         if not scale > 0:
             break
         new_keep = np.abs(r) <= _REFIT["cut"] * scale
         if new_keep.sum() < max(2, Z.shape[1]):
             break
+        last = overwrite and round_ == rounds - 1
+        if last:  # the few rows outside the cut are copied, the others moved in place
+            left_out = Z[~new_keep]
+            Z_fit = compress_rows(Z, new_keep)
+        else:
+            Z_fit = Z[new_keep]
         theta_new, b_new, it = _robust_gd(
-            Z[new_keep], y[new_keep], theta, b, link, eps=0.0, aggregator="huber",
+            Z_fit, y[new_keep], theta, b, link, eps=0.0, aggregator="huber",
             clip=1.345 * scale, learning_rate=learning_rate, max_iter=_REFIT["iters"], tol=tol,
             fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
             warn=False, label=f"residual refit on {int(new_keep.sum())} rows",
         )
         n_iter += it
-        r_new = y - f(Z @ theta_new + b_new)
+        if last:
+            s = np.empty(y.shape[0])
+            s[new_keep], s[~new_keep] = Z_fit @ theta_new, left_out @ theta_new
+            r_new = y - f(s + b_new)
+        else:
+            r_new = y - f(Z @ theta_new + b_new)
         if loss is not None:
             loss_new = float(trimmed_mse(r_new, guard_eps))
             if not loss_new <= tolerance * loss:
@@ -957,6 +973,7 @@ def robust_single_index(
         theta, b, it, _, residual = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, guard_eps=eps,
+            overwrite=not np.may_share_memory(Z, X),
         )
         n_iter += it
         fitted = _count_explained(residual)
@@ -970,7 +987,7 @@ def robust_single_index(
         theta, b, it, _, residual = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, rounds=1,
-            guard_eps=eps,
+            guard_eps=eps, overwrite=not np.may_share_memory(Z, X),
         )
         n_iter += it
         fitted = _count_explained(residual)
