@@ -130,7 +130,7 @@ def test_residual_refit_in_place_equals_the_copying_refit():
         )
         for overwrite in (False, True)
     ]
-    for slow, fast in zip(*fits):
+    for slow, fast in zip(*fits, strict=True):
         assert_array_equal(fast, slow)
 
 
