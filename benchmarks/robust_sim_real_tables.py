@@ -9,8 +9,8 @@ the model and of the median predictor left out: the score on the rows that a
 contamination model would call clean) of
 
 - ``ours``: the estimator at its defaults (``contamination="auto"``);
-- ``ours-0``: ``contamination=0`` (no trimming, no filter: a plain
-  Huber-free least-squares fit of the single-index model);
+- ``ours-0``: ``contamination=0`` (no filter, no trimming: Huber-clipped
+  gradients on all rows);
 - ``ours-0.05``: ``contamination=0.05``;
 - ``Huber``: scikit-learn's ``HuberRegressor`` on standardised columns;
 - ``OLS``: ``LinearRegression``.

@@ -45,7 +45,8 @@ def test_median_mad_of_a_zero_inflated_column_is_its_mean_deviation():
 
 @pytest.mark.parametrize("seed", [5001, 5002, 5003])
 def test_contamination_zero_is_least_squares_on_heavy_tailed_columns(seed):
-    # "0 switches all trimming off": with the robust (OGK) scales the whitened
+    # "0 switches all trimming off" (Gaussian noise: Huber-clipped gradients
+    # land next to least squares); with the robust (OGK) scales the whitened
     # rows were ill-conditioned and gradient descent stopped far from least
     # squares (max relative coefficient difference 0.10-0.19 on these seeds;
     # held-out R^2 -22 on UCI adult where least squares has 0.04)

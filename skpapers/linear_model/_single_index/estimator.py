@@ -82,7 +82,8 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         ``UserWarning`` gives the measured fraction and the fit is redone
         with "auto". 0 switches all trimming off (no
         covariate filter, plain means, no refit, the plain covariance for the
-        "trimmed" whitening): least squares of the single-index model. A
+        "trimmed" whitening; the gradients' residuals are still Huber-clipped
+        with the default aggregator): a plain fit of all rows. A
         warning is raised above 0.25. On data without planted outliers
         (real tables with heavy-tailed, skewed or discrete columns) the robust
         stages can fit worse than least squares: a ``UserWarning`` names the
