@@ -788,7 +788,7 @@ def _g_times(Z, c, v, with_one):
 
 
 def _gt_times(Z, c, u, with_one):
-    cu = c * u
+    cu = c if u is None else c * u  # None: unit weights
     head = Z.T @ cu
     return np.append(head, cu.sum()) if with_one else head
 
@@ -797,7 +797,7 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
     m = c.shape[0]
     k = int(np.ceil(2.0 * eps * m / n_rounds)) if eps > 0 else 0
     if k == 0 or m - n_rounds * k < 1:
-        return _gt_times(Z, c, np.ones(m), with_one) / m
+        return _gt_times(Z, c, None, with_one) / m
     dim = Z.shape[1] + int(with_one)
     A = (lambda v: v) if whitener is None else whitener
     c2 = np.square(c) if whitener is not None else None
@@ -909,4 +909,4 @@ def robust_mean(Z, c, eps, method, rng, with_one=True, state=None, whitener=None
         return _trimmed_coordinate_mean(Z, c, eps, with_one)
     if method == "median_of_means":
         return _median_of_means(Z, c, eps, rng, with_one)
-    return _gt_times(Z, c, np.ones(c.shape[0]), with_one) / c.shape[0]
+    return _gt_times(Z, c, None, with_one) / c.shape[0]

@@ -255,8 +255,11 @@ def _robust_gd(
             return trimmed_mse(r, eps)
     else:  # the Huber loss the clipped gradient descends (2 rho, in squared units)
         def objective(r):
+            loss = np.square(r)
             a = np.abs(r)
-            return np.mean(np.where(a <= clip, np.square(r), 2.0 * clip * a - clip * clip))
+            large = a > clip
+            loss[large] = 2.0 * clip * a[large] - clip * clip
+            return np.mean(loss)
     s = Z @ theta + b
     residual = y - f(s)  # at the current iterate, reused by the next gradient
     loss = float(objective(residual))
