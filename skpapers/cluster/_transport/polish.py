@@ -23,7 +23,6 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from scipy.optimize import linear_sum_assignment
 
 from skpapers.cluster._transport.cost import G_MIN
 from skpapers.cluster._transport.registration import _round_to_polytope
@@ -383,14 +382,16 @@ def _harden_factored(cost, labels, w, n_clusters, *, max_sweeps=100, block=1 << 
 def _capacitated_assignment(D, counts):
     """Hard assignment of the rows of ``D`` (m x K) to clusters of sizes ``counts``.
 
-    Exact: a linear assignment between the rows and ``sum(counts) = m`` slots,
-    ``counts[k]`` of them for cluster k (an m x m problem).
+    Exact: the transport problem between the m rows (mass 1 each) and the K
+    clusters (mass ``counts``), solved by POT's network simplex on the m x K
+    cost. Its margins are integers, so the optimal vertex it returns is a hard
+    assignment. (Equivalent to a linear assignment between the rows and
+    ``counts[k]`` slots per cluster, an m x m problem: 3.1 s against 0.03 s at
+    m = 5000, K = 50.) Returns None if the simplex stopped at its iteration cap
+    before reaching a hard plan with these sizes.
     """
-    slots = np.repeat(np.arange(D.shape[1]), counts)
-    rows, cols = linear_sum_assignment(D[:, slots])
-    labels = np.empty(D.shape[0], dtype=np.intp)
-    labels[rows] = slots[cols]
-    return labels
+    labels = np.argmax(_network_simplex(D, np.ones(D.shape[0]), counts.astype(np.float64)), axis=1)
+    return labels if np.array_equal(np.bincount(labels, minlength=counts.size), counts) else None
 
 
 def _polish(cost, labels_q, labels_r, n_clusters, *, max_iter=3):
@@ -427,6 +428,8 @@ def _polish(cost, labels_q, labels_r, n_clusters, *, max_iter=3):
             else:
                 D = cost.T @ Q if side == 2 else cost @ R
             new = _capacitated_assignment(D / g, counts)
+            if new is None:
+                continue
             lq, lr = (labels_q, new) if side == 2 else (new, labels_r)
             trial = lowrank_cost(cost, one_hot(lq), one_hot(lr), g)
             if trial < value:
