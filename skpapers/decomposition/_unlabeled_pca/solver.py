@@ -688,14 +688,8 @@ def _halves_agree(U, Y, M, C, solve):
     the samples the subspace passes through) the halves of the clean
     attributes that passed the other checks differed by 0.13-2.1 times the
     move (median 0.72), those of the shuffled attributes the restoration
-    improved by at most 0.46.
-
-    The same two restorations also estimate the restoration's error out of
-    sample (:func:`_cross_fitted_gain`): each half of the entries is predicted
-    by the restoration fitted on the other half, and the sample is kept only
-    when that prediction's estimated gain passes the ``_HELPS`` margin. A
-    sample with fewer than ``n_components + 1`` observed entries in a half is
-    not checked.
+    improved by at most 0.46. A sample with fewer than ``n_components + 1`` observed entries
+    in a half is not checked.
     """
     if not len(Y):
         return np.zeros(0, dtype=bool)
@@ -708,60 +702,14 @@ def _halves_agree(U, Y, M, C, solve):
     moved = np.linalg.norm(np.where(observed, Y - C @ U.T, 0.0), axis=1)
     apart = np.linalg.norm((C1 - C2) @ U.T, axis=1)
     enough = np.minimum(*(h.sum(axis=1) for h in halves)) >= r + 1
-    crossed = np.where(first, C2 @ U.T, C1 @ U.T)  # each half from the other one
-    gains = _cross_fitted_gain(Y, observed, crossed) > _HELPS**2
-    return ((apart <= _HALVES * moved) & gains) | ~enough
-
-
-def _cross_fitted_gain(Y, observed, crossed):
-    """Estimated ``|delta|**2 / |eps|**2`` of a restoration, from an out-of-sample fit.
-
-    ``crossed`` predicts each entry of a sample from the entries of the other
-    half (:func:`_halves_agree`), so its residuals are not shrunk by Stage II
-    choosing the entries it fits: on a clean sample that the subspace explains
-    poorly, LSRF fits most entries closely and leaves a heavy tail that passes
-    for moved entries, while the prediction from the other half misses the
-    same entries by about the restoration's real error. Write the residual
-    ``y - crossed`` over the entries within ``3 s`` of it (``F``, in place; ``s``
-    the lower quartile of the absolute residuals over 0.3186, as in
-    :func:`_restoration_helps`) and the others (``O``, moved). The error of
-    the restoration is ``|eps|**2 = |eps_F|**2 + |eps_O|**2``, where ``eps_F``
-    is the residual on ``F`` and ``|eps_O|`` is at least both the distance
-    between the sorted values of ``y`` and of the prediction on ``O`` (for a
-    permutation among the entries of ``O``, sorting matches the true values:
-    a lower bound) and ``|eps_F|`` extrapolated to ``|O|`` entries (a
-    permutation moves entries regardless of their values). The move of the
-    permutation is what the residual holds beyond that: ``|delta|**2 = |y -
-    crossed|**2 - |eps|**2``. The ratio must exceed ``_HELPS**2`` (as
-    :func:`_restoration_helps`'s size test). Shuffled attributes whose
-    restoration was worse than the shuffled values had 0.3-1.7 (statsmodels'
-    star98 at rank 3 with 5-10% of the records shuffled, the subspace 0.4 away
-    from their true values; a clean January of statsmodels' elnino at rank 3:
-    1.6), those it improved mostly more (Notes of the estimator).
-    """
-    res = np.where(observed, np.abs(Y - crossed), np.nan)
-    scale = np.nanpercentile(res, 25, axis=1) / ndtri(0.625)  # lower quartile of |N(0, 1)|
-    out = res > 3.0 * scale[:, None]  # False where missing (NaN)
-    fitted = observed & ~out
-    in_sq = np.sum(np.where(fitted, res, 0.0) ** 2, axis=1)
-    out_sq = np.sum(np.where(out, res, 0.0) ** 2, axis=1)
-    first = np.arange(Y.shape[1])[None, :] < out.sum(axis=1)[:, None]
-    a = np.sort(np.where(out, Y, np.inf), axis=1)
-    b = np.sort(np.where(out, crossed, np.inf), axis=1)
-    sorted_sq = np.sum((np.where(first, a, 0.0) - np.where(first, b, 0.0)) ** 2, axis=1)
-    extrapolated = in_sq * out.sum(axis=1) / np.maximum(fitted.sum(axis=1), 1)
-    eps_sq = in_sq + np.maximum(sorted_sq, extrapolated)
-    delta_sq = in_sq + out_sq - eps_sq
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(eps_sq > 0, delta_sq / eps_sq, np.where(delta_sq > 0, np.inf, 0.0))
+    return (apart <= _HALVES * moved) | ~enough
 
 
 def _warn_left_unchanged(k):
     warnings.warn(
         f"UnlabeledPCA: {k} sample(s) are flagged as permuted, but none of their "
-        "restorations moves them clearly farther than the restoration's own error, "
-        "estimated on the entries it fits and from either half of the entries (the "
-        "residual is spread over the entries, as in a clean "
+        "restorations moves them clearly farther than the restoration's own error on "
+        "the entries it fits (the residual is spread over the entries, as in a clean "
         "sample that the subspace explains poorly): they are returned unchanged. The "
         "data may be far from rank n_components; restore_samples='all' restores "
         "every sample regardless.",
