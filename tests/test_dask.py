@@ -8,6 +8,7 @@ runs on a ``LocalCluster`` whose workers hold less memory than the data.
 
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -287,6 +288,27 @@ def test_distributed_fit_equals_the_in_memory_fit(params, n, rows):
     else:
         assert dist.lsrf_tol_ == pytest.approx(mem.lsrf_tol_, rel=1e-10)
     np.testing.assert_allclose(dist.restore(_dask(X, 500)).compute(), mem.restore(X), atol=1e-9)
+
+
+@pytest.mark.parametrize("random_state", [1, 3])
+def test_distributed_fit_checks_few_clean_samples_by_leave_one_out(random_state):
+    # 60 clean samples of 200: the threshold is raised to the clean samples'
+    # leave-one-out distances (seed 1: raised, nothing unflagged; seed 3: one
+    # sample unflagged, with the FlaggingWarning naming it), as in memory
+    X, *_ = make_permuted_subspace(
+        n_samples=200, n_features=20, n_components=3, outlier_ratio=0.7,
+        shuffled_ratio=0.1, noise=0.05, random_state=random_state,
+    )  # fmt: skip
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        mem, dist = _fit_both(X, 50)
+    held_out = [str(w.message) for w in caught if "leave-one-out" in str(w.message)]
+    assert len(held_out) == (0 if random_state == 1 else 2)
+    assert len(set(held_out)) <= 1  # the same words from both fits
+    assert dist.flagging_warning_ == mem.flagging_warning_
+    assert dist.threshold_ == pytest.approx(mem.threshold_, rel=1e-10)
+    np.testing.assert_array_equal(dist.permuted_mask_.compute(), mem.permuted_mask_)
+    np.testing.assert_allclose(dist.restore(_dask(X, 50)).compute(), mem.restore(X), atol=1e-9)
 
 
 def test_distributed_fit_float32_and_flagging_warning():

@@ -27,11 +27,14 @@ supported ones (a parameter it does not know is refused too).
 """
 
 import functools
+import warnings
 
 import numpy as np
 
 from skpapers.decomposition._unlabeled_pca.solver import (
     _MAD_ENTRIES,
+    _describe,
+    _held_out_message,
     _lsrf_tol_from,
     _partly_shuffled,
     _power_of_two_scale,
@@ -43,7 +46,9 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _DELTA,
     _EXACT_FIT,
     _MOVE_TOL,
+    _UNEXPLAINED_MAX,
     _complement_distances,
+    _held_out_distances,
     _irls_complete,
     _one_blas_thread,
     _sin_largest_angle,
@@ -53,6 +58,7 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _unit_rows,
     _weighted_gram,
 )
+from skpapers.exceptions import FlaggingWarning
 from skpapers.utils._dask import (
     block_sum,
     compute,
@@ -304,6 +310,34 @@ def _refit(X, U, flagged, tol, max_iter, scale):
     return U, n_joined
 
 
+def _held_out_threshold(X, d, flagged, n_flagged, threshold, r, scale):
+    """Check the flags by leave-one-out fits, as the in-memory fit does.
+
+    With at most ``_UNEXPLAINED_MAX`` unflagged samples, those samples are
+    gathered (their leave-one-out fits are small) and the threshold is raised
+    to the farthest of their distances to the subspace fitted without them;
+    the samples this unflags are counted by reductions. Returns the threshold,
+    the flags and the FlaggingWarning's text (None if nothing is unflagged).
+    """
+    da = import_dask()
+    clean_rows, clean = compute(X[~flagged], d[~flagged])
+    held = _held_out_distances(np.asarray(clean_rows, dtype=np.float64) / scale, r)
+    threshold = max(threshold, float(held.max()))
+    dropped = flagged & (d <= held.max())
+    n = d.shape[0]
+    index = da.where(dropped, da.arange(n, chunks=d.chunks), n)
+    count, largest, first = compute(
+        dropped.sum(), da.where(dropped, d, -np.inf).max(), da.topk(index, -10)
+    )
+    flagged = (d > threshold).persist()
+    if not count:
+        return threshold, flagged, None
+    first = np.sort(first[first < n])
+    message = _held_out_message(_describe(first, int(count)), n_flagged, largest, held, clean, r)
+    warnings.warn(message, FlaggingWarning, stacklevel=4)
+    return threshold, flagged, message
+
+
 def distributed_unlabeled_pca(X, params):
     """Fit of :class:`~skpapers.decomposition.UnlabeledPCA` on a Dask array.
 
@@ -377,10 +411,17 @@ def distributed_unlabeled_pca(X, params):
             d = _distances(X, U, scale)
             flagged = (d > threshold).persist()
         progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
+    n_flagged = int(compute(flagged.sum())[0])
+    checked = params["restore_samples"] == "checked" and rule == "distance"
+    if checked and n - n_flagged <= _UNEXPLAINED_MAX:  # as the in-memory fit
+        threshold, flagged, warned = _held_out_threshold(
+            X, d, flagged, n_flagged, threshold, r, scale
+        )
+        n_flagged = int(compute(flagged.sum())[0])
+    if lsrf_tol is not None:  # on the final flags
         if lsrf_tol == "auto":
             tol_scaled = _auto_lsrf_tol(X, flagged, U, scale, top / scale)
         lsrf_tol = tol_scaled * scale
-    n_flagged = int(compute(flagged.sum())[0])
     progress.stage(f"flagging: {n_flagged} of {n} samples above {threshold:.4g}")
     if too_far and params["restore_samples"] != "all":
         median = weighted_select(d, da.ones_like(d), 0.5 * n)

@@ -143,10 +143,12 @@ class UnlabeledPCAResult:
     mean: np.ndarray | None = None
 
 
-def _describe(rows):
-    rows = np.flatnonzero(rows)
+def _describe(rows, count=None):
+    """Name the samples of a boolean mask, or of its first indices and their ``count``."""
+    rows = np.flatnonzero(rows) if count is None else np.asarray(rows)
+    count = rows.size if count is None else count
     head = ", ".join(str(i) for i in rows[:10])
-    return f"{rows.size} sample(s) (indices {head}{', ...' if rows.size > 10 else ''})"
+    return f"{count} sample(s) (indices {head}{', ...' if count > 10 else ''})"
 
 
 def observed(X, n_components, who="UnlabeledPCA", fitting=False):
@@ -300,19 +302,26 @@ def _held_out_threshold(Y, d, flagged, threshold, r):
     dropped = flagged & (d <= farthest)
     if not dropped.any():
         return max(threshold, farthest), None
-    message = (
-        f"UnlabeledPCA: {_describe(dropped)} of the {int(flagged.sum())} flagged "
-        f"(distance at most {d[dropped].max():.2f}, sine) are no farther from the "
+    message = _held_out_message(
+        _describe(dropped), int(flagged.sum()), d[dropped].max(), held, d[clean], r
+    )
+    warnings.warn(message, FlaggingWarning, stacklevel=3)
+    return max(threshold, farthest), message
+
+
+def _held_out_message(described, n_flagged, largest, held, clean, r):
+    """Word the FlaggingWarning of :func:`_held_out_threshold` (shared with the Dask fit)."""
+    return (
+        f"UnlabeledPCA: {described} of the {n_flagged} flagged "
+        f"(distance at most {largest:.2f}, sine) are no farther from the "
         f"{r}-dimensional subspace than an unflagged sample is from the subspace "
-        f"fitted without it (leave-one-out: up to {farthest:.2f}, median "
-        f"{np.median(held):.2f}; fitted with them: median {np.median(d[clean]):.2f}): "
+        f"fitted without it (leave-one-out: up to {held.max():.2f}, median "
+        f"{np.median(held):.2f}; fitted with them: median {np.median(clean):.2f}): "
         "the subspace does not explain the clean samples well enough to tell permuted "
         "entries from clean ones, so these samples are not flagged and restore returns "
         "them as given. Consider a larger n_components if the data are close to a "
         "larger subspace; restore_samples='all' restores every sample regardless."
     )
-    warnings.warn(message, FlaggingWarning, stacklevel=3)
-    return max(threshold, farthest), message
 
 
 def unexplained_flags(X, n_components, *, stage1, p, max_iter, tol):
