@@ -59,15 +59,21 @@ def test_contamination_zero_is_least_squares_on_heavy_tailed_columns(seed):
     assert np.max(np.abs(est.coef_ - ols.coef_)) < 0.03 * np.max(np.abs(ols.coef_))
 
 
+def _zero_inflated_problem(seed):
+    """A linear response with t(3) noise on the zero-inflated design, and a test set."""
+    coef = np.array([1.0, -0.5, 0.5, 0.0, 0.3, 0.004])
+    (X, rng), (X_test, rng_test) = _zero_inflated_design(seed), _zero_inflated_design(seed + 100)
+    y = X @ coef + 0.5 * rng.standard_t(3, len(X))
+    y_test = X_test @ coef + 0.5 * rng_test.standard_t(3, len(X_test))
+    return X, y, X_test, y_test
+
+
 @pytest.mark.parametrize("seed", [5102, 5103])
 def test_zero_inflated_column_keeps_its_rows(seed):
     # a fixed unit scale for a column with MAD 0 put its other values at
     # their raw distance from the mode: the covariate filter removed every
     # one of them and the held-out R^2 fell to 0.65 / 0.59 (least squares 0.74 / 0.65)
-    coef = np.array([1.0, -0.5, 0.5, 0.0, 0.3, 0.004])
-    (X, rng), (X_test, rng_test) = _zero_inflated_design(seed), _zero_inflated_design(seed + 100)
-    y = X @ coef + 0.5 * rng.standard_t(3, len(X))
-    y_test = X_test @ coef + 0.5 * rng_test.standard_t(3, len(X_test))
+    X, y, X_test, y_test = _zero_inflated_problem(seed)
     est, caught = _fit(X, y)
     assert est.covariate_mask_[X[:, 5] > 0].mean() > 0.3
     ols = LinearRegression().fit(X, y).score(X_test, y_test)
@@ -126,10 +132,7 @@ def test_a_direction_the_kept_rows_never_vary_along_gets_no_weight(seed):
     # on these seeds the filters still remove every row off the mode: the
     # coefficient of the zero-inflated column was fitted to the kept rows'
     # noise (held-out R^2 -2.6 and -2e6 against 0.73 and 0.72 for least squares)
-    coef = np.array([1.0, -0.5, 0.5, 0.0, 0.3, 0.004])
-    (X, rng), (X_test, rng_test) = _zero_inflated_design(seed), _zero_inflated_design(seed + 100)
-    y = X @ coef + 0.5 * rng.standard_t(3, len(X))
-    y_test = X_test @ coef + 0.5 * rng_test.standard_t(3, len(X_test))
+    X, y, X_test, y_test = _zero_inflated_problem(seed)
     est, caught = _fit(X, y)
     assert not est.covariate_mask_[X[:, 5] > 0].any()
     assert abs(est.coef_[5]) < 1e-9
