@@ -304,7 +304,8 @@ def _shell_weights(Z, eps, cut=3.5, centred=False):
     return w
 
 
-def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=None):
+def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=None,
+                 offset=None):
     """Rows squeezed towards a line: drop them before the whitening is trusted.
 
     Rows spread along one direction ``v`` with a small spread around it (a
@@ -317,7 +318,8 @@ def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=N
     its ``alpha`` quantile are flagged, the most extreme first and at most
     ``2 eps n``. In fewer than ``min_features`` dimensions the test has no
     power and flags nothing. A given ``direction`` (unit, e.g. the one found
-    on a subsample in the same coordinates) skips the power steps.
+    on a subsample, mapped to the same coordinates) skips the power steps;
+    ``offset``, a point of the line (default: the origin), goes with it.
 
     Returns
     -------
@@ -340,6 +342,11 @@ def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=N
     else:
         v = np.asarray(direction, dtype=float)
     r2 = np.einsum("ij,ij->i", Z, Z) - np.square(Z @ v.astype(Z.dtype))
+    if offset is not None:  # ||z - c||^2 - <z - c, v>^2 without a copy of Z
+        c = np.asarray(offset, dtype=float)
+        c_perp = c - (c @ v) * v
+        r2 -= 2.0 * (Z @ c_perp.astype(Z.dtype))
+        r2 += c_perp @ c_perp
     med_law = chi2.ppf(0.5, d - 1)
     cut = chi2.ppf(alpha, d - 1) / med_law
     for _ in range(2):
