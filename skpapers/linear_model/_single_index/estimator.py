@@ -276,7 +276,9 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
       few percent of its error under most attacks, but up to about a third
       of it when outliers spread far along one direction, where the covariate
       filter's tail cut, made in the subsample's whitening, removes a
-      different tenth of the rows for each subsample;
+      different tenth of the rows for each subsample; and at d = 50 a point
+      mass of a tenth of the rows is found on some subsamples only (then the
+      error differs by a factor of up to 5 between random states);
     - all samples are reused across stages and iterations (the paper's
       Algorithm 1 splits them, by the title of its appendix C);
     - the intercept and non-Gaussian X are heuristic extensions: Stein's
