@@ -364,8 +364,7 @@ def _robust_gd(
 
 
 _SQUEEZE_ROUNDS = 2
-_REFIT = {"rounds": 2, "cut": 2.0, "iters": 20, "guard_tol": 1.02, "huber_objective": True,
-          "skipped": True, "newton": True}
+_REFIT = {"rounds": 2, "cut": 2.0, "iters": 20, "guard_tol": 1.02, "huber_objective": True}
 
 
 def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning_rate, tol,
@@ -422,8 +421,8 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
             Z_fit, y_fit, theta, b, link, eps=0.0, aggregator="huber",
             clip=1.345 * scale, learning_rate=learning_rate, max_iter=_REFIT["iters"], tol=tol,
             fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
-            warn=False, label=f"residual refit on {int(new_keep.sum())} rows",
-            skip=_REFIT["cut"] * scale if skipped else None, newton=skipped and _REFIT["newton"],
+            warn=False, label=f"residual refit on {y_fit.shape[0]} rows",
+            skip=_REFIT["cut"] * scale if skipped else None, newton=skipped,
         )
         n_iter += it
         if skipped:
@@ -1047,7 +1046,7 @@ def robust_single_index(
         theta, b, it, _, residual = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, rounds=1,
-            guard_eps=eps, skipped=_REFIT["skipped"],
+            guard_eps=eps, skipped=True,
         )
         n_iter += it
         fitted = _count_explained(residual)
