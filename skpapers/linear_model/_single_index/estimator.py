@@ -86,10 +86,15 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         with the default aggregator): a plain fit of all rows. A
         warning is raised above 0.25. On data without planted outliers
         (real tables with heavy-tailed, skewed or discrete columns) the robust
-        stages can fit worse than least squares: a ``UserWarning`` names the
-        reason when, under "auto", the filters remove more than a quarter of
-        the rows, or when more than half of the rows share one response that
-        the fit reproduces exactly (a zero-inflated y).
+        stages can fit worse than least squares, and "auto" then does the plain
+        fit (as 0) with a ``UserWarning`` that gives the measured reason: when
+        a feature is discrete (at most 32 distinct values, or one value on more
+        than 30 % of the rows; the robust stages are then skipped), when the
+        filters remove more than 30 % of the rows, or when more than half of
+        the rows share one response that the fit reproduces exactly (a
+        zero-inflated y). None of these can be caused by corrupting at most a
+        quarter of the rows of continuous data. With a float, the same signs
+        are warned about and the robust fit is kept.
     fit_intercept : bool, default=True
         Whether to fit an intercept (a heuristic extension: the theory has none).
     whiten : {"auto", "trimmed", "mcd", "diag"} or None, default="auto"
