@@ -34,6 +34,20 @@ PER_ESTIMATOR_XFAIL_CHECKS = {
             "raises a ValueError naming those rows. Pickling itself "
             "is covered by the common pickle test and tests/decomposition."
         ),
+        **dict.fromkeys(
+            (
+                "check_transformer_general",
+                "check_transformer_data_not_an_array",
+                "check_transformer_preserve_dtypes",
+            ),
+            "the check fits on StandardScaler output, where every feature has mean 0 "
+            "exactly: UnlabeledPCA refuses such data with a ValueError, since centring "
+            "each feature after the shuffle does not commute with permuting a sample's "
+            "entries and cannot be undone (restorations 40-70 times worse). The same "
+            "assertions (fit_transform against fit then transform, float32 kept, lists "
+            "and frames) run on uncentred data in tests/decomposition/"
+            "test_unlabeled_pca_centring.py.",
+        ),
     },
     "fair_hierarchical": {},
     "transport_clustering": {

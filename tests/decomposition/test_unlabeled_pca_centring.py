@@ -5,6 +5,7 @@
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -79,25 +80,70 @@ def test_fit_mean_needs_one_more_feature():
         UnlabeledPCA(3, fit_mean=True).fit(X)
 
 
-@pytest.mark.parametrize("with_mean, what", [(True, "mean 0"), (False, "variance 1")])
-def test_scaler_in_front_warns(with_mean, what):
-    # the issue's reproducer on a fresh seed: the paper's sparse setting with a
-    # StandardScaler in front was 51x worse than without it, silently
+def _sparse_setting(seed):
+    """The paper's synthetic setting: 90% of the samples with 10% of their entries shuffled."""
     X, X_true, _, _ = make_permuted_subspace(
         n_samples=500, n_features=50, n_components=3, outlier_ratio=0.9,
-        shuffled_ratio=0.1, noise=0.01, random_state=306,
+        shuffled_ratio=0.1, noise=0.01, random_state=seed,
     )  # fmt: skip
-    pipe = make_pipeline(StandardScaler(with_mean=with_mean), UnlabeledPCA(3))
-    with pytest.warns(FlaggingWarning, match=f"every feature of X has {what}.*{SCALED}"):
+    return X, X_true
+
+
+@pytest.mark.parametrize("seed", [306, 308])
+def test_a_centring_scaler_in_front_is_refused(seed):
+    # the issue's reproducer on fresh seeds: with StandardScaler() in front the
+    # restoration was 51x worse than without it, with a warning only
+    X, X_true = _sparse_setting(seed)
+    pipe = make_pipeline(StandardScaler(), UnlabeledPCA(3))
+    with pytest.raises(ValueError, match=f"every feature of X has mean 0.*{SCALED}.*refused"):
+        pipe.fit(X)
+    # what the refusal prevents: the centred fit, mapped back, far worse than none
+    scaler = StandardScaler().fit(X)
+    upca = UnlabeledPCA(3)
+    with pytest.raises(ValueError, match="Centred data are refused"):
+        upca.fit(scaler.transform(X))
+    Xc = scaler.transform(X) + 1e-3  # just off exact zero means: fitted, for the record
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FlaggingWarning)
+        scaled = scaler.inverse_transform(upca.fit(Xc).restore(Xc) - 1e-3)
+        plain = UnlabeledPCA(3).fit_restore(X)
+    err_scaled = relative_restoration_error(X_true, scaled)
+    assert err_scaled > 10 * relative_restoration_error(X_true, plain)
+
+
+def test_a_scaler_without_centring_in_front_warns():
+    X, X_true = _sparse_setting(306)
+    pipe = make_pipeline(StandardScaler(with_mean=False), UnlabeledPCA(3))
+    with pytest.warns(FlaggingWarning, match=f"every feature of X has variance 1.*{SCALED}"):
         pipe.fit(X)
     scaler, upca = pipe.steps[0][1], pipe.steps[1][1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FlaggingWarning)
         scaled = scaler.inverse_transform(upca.restore(scaler.transform(X)))
         plain = UnlabeledPCA(3).fit_restore(X)
-    # what the warning is about: far worse than without the scaler
-    err_scaled = relative_restoration_error(X_true, scaled)
-    assert err_scaled > 10 * relative_restoration_error(X_true, plain)
+    assert relative_restoration_error(X_true, scaled) > 10 * relative_restoration_error(
+        X_true, plain
+    )
+
+
+def test_transformer_checks_on_uncentred_data():
+    # scikit-learn's check_transformer_general, _data_not_an_array and
+    # _preserve_dtypes fit on StandardScaler output, which is refused (see
+    # PER_ESTIMATOR_XFAIL_CHECKS): their assertions, on the same blobs moved off it
+    from sklearn.datasets import make_blobs
+
+    X, _ = make_blobs(30, centers=[[0, 0, 0], [1, 1, 1]], n_features=3, cluster_std=0.1,
+                      random_state=0)  # fmt: skip
+    X = 2.0 * StandardScaler().fit_transform(X) + 1.0  # no mean 0, no variance 1
+    for dtype in (np.float64, np.float32):
+        Xd = X.astype(dtype)
+        once = UnlabeledPCA(1).fit_transform(Xd)
+        twice = UnlabeledPCA(1).fit(Xd).transform(Xd)
+        np.testing.assert_allclose(once, twice, rtol=1e-5, atol=1e-6)
+        assert once.dtype == dtype and twice.dtype == dtype
+    reference = UnlabeledPCA(1).fit(X).transform(X)
+    for like in (X.tolist(), pd.DataFrame(X)):
+        np.testing.assert_allclose(UnlabeledPCA(1).fit(like).transform(like), reference)
 
 
 def test_unscaled_data_do_not_warn():

@@ -101,14 +101,14 @@ def test_auto_fits_discrete_columns_without_the_robust_stages(seed):
 def test_an_attack_cannot_make_a_column_look_discrete(column):
     # a fifth of the rows on one point and on one value of a column leaves
     # the other values distinct: no discrete warning (the rules hold up to a
-    # quarter of the rows); a binary, a 32-level or a 31 % zero-inflated column is
+    # quarter of the rows); a binary, a 10-level or a 31 % zero-inflated column is
     X, y, _, outliers = make_contaminated_sim(2000, 5, contamination=0.2, attack="cluster",
                                               random_state=5401)
     X[outliers, 0] = 3.0
     _, caught = _fit(X, y, "gelu")
     assert not [m for m in caught if "discrete" in m]
     rng = np.random.default_rng(5401)
-    X[:, 1] = {"binary": rng.integers(0, 2, 2000), "ordinal": rng.integers(0, 32, 2000),
+    X[:, 1] = {"binary": rng.integers(0, 2, 2000), "ordinal": rng.integers(0, 10, 2000),
                "zero_inflated": np.where(rng.random(2000) < 0.31, 0.0, X[:, 1])}[column]
     _, caught = _fit(X, y, "gelu")
     assert [m for m in caught if "feature(s) 1 of X are discrete" in m]

@@ -385,9 +385,12 @@ class UnlabeledPCA(
       permuted) it is worse, 0.09-0.10 against 0.004 with 10% of the entries
       shuffled (the extra dimension absorbs part of the permuted samples);
       on the exam and breast-cancer records it is between 0.56 and 1.27 times
-      the linear fit's error (seeds 0-1) (see the user guide). ``fit`` warns
+      the linear fit's error (seeds 0-1) (see the user guide). ``fit``
+      refuses X whose every feature has mean 0 to rounding (a centring
+      scaler in front: exact zero means come only from centring after the
+      shuffle, which no fit can undo) and warns
       (:class:`~skpapers.exceptions.FlaggingWarning`) when every feature has
-      mean 0 or variance 1 to rounding, the mark of a scaler in front.
+      variance 1.
     - ``lsrf_tol="auto"`` (the default; early stop of LSRF at the noise level)
       is a project extension; ``lsrf_tol=None`` is the paper's algorithm, whose
       last fit uses ``n_components + 1`` entries. On the paper's synthetic
@@ -527,6 +530,12 @@ class UnlabeledPCA(
         self : object
             Fitted estimator.
 
+        Raises
+        ------
+        ValueError
+            When every feature of X has mean 0 to rounding: a centring scaler
+            in front, which cannot be undone (Notes).
+
         Warns
         -----
         FlaggingWarning
@@ -538,7 +547,7 @@ class UnlabeledPCA(
             left unflagged (nothing is flagged) or when flagged samples are no
             farther than the unflagged ones' leave-one-out distances (they are
             unflagged, Notes); when every feature
-            has mean 0 or variance 1 to rounding (a scaler in front, Notes).
+            has variance 1 to rounding (a scaler in front, Notes).
         """
         if is_dask_collection(X):  # one pass over the blocks per round (distributed.py)
             self.components_, result = distributed_unlabeled_pca(X, self.get_params())

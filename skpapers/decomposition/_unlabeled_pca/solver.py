@@ -760,8 +760,16 @@ def _affine_split(C, U, flagged, r):
     return centre @ U.T, axes @ U.T
 
 
-def _warn_centred(X):
-    """Warn when every feature of ``X`` has mean 0 or variance 1 (a scaler in front)."""
+def _check_unscaled(X):
+    """Refuse X whose every feature has mean 0, warn when every one has variance 1.
+
+    Either is the mark of a per-feature scaler in front (a StandardScaler):
+    its means and scales are computed over values that the permutations moved
+    between features, which does not commute with permuting a sample's
+    entries. Exact zero means come only from centring after the shuffle (a
+    table centred before it loses them), and no fit can undo that centring,
+    whose means it never sees: refused. Unit variances alone are warned about.
+    """
     if X.shape[0] < 3:
         return None
     finite = np.abs(X[np.isfinite(X)])
@@ -792,6 +800,10 @@ def _warn_centred(X):
         "the data unscaled (a common factor for all features is harmless), and use "
         "fit_mean=True if they lie on an affine rather than a linear subspace."
     )
+    if centred:
+        raise ValueError(
+            message + " Centred data are refused: the centring cannot be undone here."
+        )
     warnings.warn(message, FlaggingWarning, stacklevel=4)
     return message
 
@@ -931,7 +943,7 @@ def unlabeled_pca(
             "UnlabeledPCA needs more samples than components: "
             f"n_samples = {n_samples}, n_components{plus} = {r}."
         )
-    _warn_centred(X)
+    _check_unscaled(X)
     progress = Progress("unlabeled_pca", verbose)
     progress.stage(
         f"fit started: {n_samples} samples x {n_features} features, rank {r}, "

@@ -88,7 +88,7 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         (real tables with heavy-tailed, skewed or discrete columns) the robust
         stages can fit worse than least squares, and "auto" then does the plain
         fit (as 0) with a ``UserWarning`` that gives the measured reason: when
-        a feature is discrete (at most 32 distinct values, or one value on more
+        a feature is discrete (at most 10 distinct values, or one value on more
         than 30 % of the rows; the robust stages are then skipped), when the
         filters remove more than 30 % of the rows, or when more than half of
         the rows share one response that the fit reproduces exactly (a
