@@ -11,11 +11,14 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.linear_model import LinearRegression
 
 from skpapers.datasets import make_contaminated_sim
 from skpapers.linear_model import RobustSingleIndexRegressor
 from skpapers.linear_model._single_index.robust_statistics import _median_mad
+from skpapers.linear_model._single_index.solver import _discrete_columns
 
 UNSAFE = "may be worse than a plain one"
 
@@ -238,3 +241,25 @@ def test_the_subsample_fit_does_not_depend_on_random_state(attack):
     error = np.linalg.norm(fits - coef, axis=1).mean()
     spread = max(np.linalg.norm(fits[i] - fits[j]) for i in range(3) for j in range(i))
     assert spread < 0.1 * error
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(100, 3000),
+    share=st.floats(0.0, 0.25),
+    value=st.one_of(st.just(0.0), st.floats(-1e6, 1e6)),
+    same=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_corrupting_a_quarter_of_a_continuous_column_never_makes_it_discrete(
+    n, share, value, same, seed
+):
+    # the documented bound: at most a quarter of the rows corrupted (set to one
+    # value, or to at most 10 values) leaves three quarters of distinct values
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    rows = rng.choice(n, int(share * n), replace=False)
+    X[rows, 1] = value if same else rng.integers(0, 10, rows.size).astype(float)
+    assert _discrete_columns(X).size == 0
+    X[:, 2] = rng.integers(0, rng.integers(2, 11), n)  # a code column: always discrete
+    assert list(_discrete_columns(X)) == [2]
