@@ -110,3 +110,18 @@ def test_spread_hijack_with_tanh_within_twice_the_fair_oracle(seed):
     oracle = RobustSingleIndexRegressor("tanh", random_state=0).fit(X[~outliers], y[~outliers])
     ratio = np.linalg.norm(est.coef_ - coef) / np.linalg.norm(oracle.coef_ - coef)
     assert ratio <= 2.0
+
+
+@pytest.mark.parametrize("seed", [4013, 4014])
+def test_a_point_mass_larger_than_twice_the_contamination_refutes_it(seed):
+    # a fifth of the rows on a point mass with contamination=0.05: the filter
+    # drops at most a tenth of the rows and the fit explained the rest, so
+    # nothing warned (error 0.069 / 0.068 against 0.024 / 0.032 for "auto" on
+    # these data). The rows on the mass found now count against the given number
+    X, y, coef, _ = make_contaminated_sim(4000, 10, "gelu", (2.5, 0.5), 0.2, "point_mass",
+                                          random_state=seed)
+    with pytest.warns(UserWarning, match=r"contamination=0.05 is contradicted.*lie on point"):
+        under = RobustSingleIndexRegressor(contamination=0.05, random_state=0).fit(X, y)
+    auto = RobustSingleIndexRegressor(random_state=0).fit(X, y)
+    assert_array_equal(under.coef_, auto.coef_)  # the refit is "auto"
+    assert np.linalg.norm(auto.coef_ - coef) < 0.04

@@ -78,7 +78,8 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         20 % corrupted rows and ``contamination=0.1`` the fit can break down),
         an over-stated one costs little. When the data contradict a float
         (the fit leaves out or explains poorly more than ``2 contamination +
-        0.05`` of the rows; read from 100 rows and 5 per feature on), a
+        0.05`` of the rows, or that many lie on a point mass the filter found;
+        read from 100 rows and 5 per feature on), a
         ``UserWarning`` gives the measured fraction and the fit is redone
         with "auto". 0 switches all trimming off (no
         covariate filter, plain means, no refit, the plain covariance for the
