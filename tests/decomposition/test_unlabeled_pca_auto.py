@@ -50,3 +50,18 @@ def test_fully_shuffled_samples_with_missing_entries(seed):
     assert _restored(X_hat, X_true, permuted) >= 0.99
     lsrf = UnlabeledPCA(3, stage2="lsrf").fit_restore(X)
     assert _restored(lsrf, X_true, permuted) < 0.1
+
+
+@pytest.mark.parametrize("n_features, rank, inliers, seed", [(50, 5, 10, 805), (200, 4, 15, 805)])
+def test_dense_search_confirms_and_samples_the_first_power_sum(n_features, rank, inliers, seed):
+    # The paper's dense setting on cells where the search used to miss one sample:
+    # it stopped at the first solution under the flagging threshold, a wrong basin
+    # that fits the sorted values about 2-3 times as far as a clean sample fits the
+    # subspace, or never reached the true coefficients, which lie off the exact
+    # sphere of the first two power sums when the noise moves the first one.
+    X, X_true, _, permuted = make_permuted_subspace(
+        100, n_features, rank, outlier_ratio=1 - inliers / 100, shuffled_ratio=1.0,
+        random_state=seed,
+    )  # fmt: skip
+    X_hat = UnlabeledPCA(rank, random_state=0).fit_restore(X)
+    assert _restored(X_hat, X_true, permuted) >= 0.99

@@ -422,18 +422,26 @@ def _stage2_chunk(A, Y, M, method, tol, search):
         return _lad(A, Y, M)
     if method == "pl":
         return _pseudo_likelihood(A, Y, M)
-    threshold, dirs, full, n_best, n_first = search
-    accept = threshold * np.linalg.norm(Y, axis=1)
-    return _moment_search(A, Y, M, accept, dirs, full, n_best, n_first)[0]
+    threshold, dirs, full, shift, n_best, n_first, noise = search
+    norms = np.linalg.norm(Y if M is None else np.where(M, Y, 0.0), axis=1)
+    return _moment_search(
+        A, Y, M, threshold * norms, dirs, full, n_best, n_first, shift=shift,
+        noise=None if noise is None else noise * norms,
+    )[0]  # fmt: skip
 
 
-def _stage2(U, Y, M, stage2, *, lsrf_tol, n_jobs, random_state, threshold, progress=None):
+def _stage2(
+    U, Y, M, stage2, *, lsrf_tol, n_jobs, random_state, threshold, progress=None,
+    clean_distance=None,
+):  # fmt: skip
     search = None
     if stage2 == "hard_em":
         rng = check_random_state(random_state)
         n_points, n_best, n_first = _moment_schedule(U.shape[1])
-        dirs, full = moment_directions(U.shape[1], n_points, _MOMENT_ROUNDS, rng)
-        search = (threshold, dirs, full, n_best, n_first)
+        dirs, full, shift = moment_directions(U.shape[1], n_points, _MOMENT_ROUNDS, rng)
+        # the noise of a sample, relative: the distance of the clean samples
+        noise = None if clean_distance is None else max(clean_distance, _EXACT_FIT)
+        search = (threshold, dirs, full, shift, n_best, n_first, noise)
     n_chunks = min(effective_n_jobs(n_jobs), len(Y))
     if progress is not None and progress.verbose >= 2:
         n_chunks = max(n_chunks, min(len(Y), 8))  # chunks to report on
@@ -507,7 +515,7 @@ def _coefficients(
         Y_sel, M_sel = Y[rows], None if M is None else M[rows]
         solve = functools.partial(
             _stage2, lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state,
-            threshold=threshold, progress=progress,
+            threshold=threshold, progress=progress, clean_distance=clean_distance,
         )  # fmt: skip
         C_sel = solve(U, Y_sel, M_sel, "lsrf" if stage2 == "auto" else stage2)
         dense = np.full(rows.size, stage2 == "hard_em")
