@@ -410,9 +410,11 @@ def _moment_search(
     ``r = 2``); every round scores the points ``dirs[i]`` of that sphere by
     ``|sort(y) - sort(A x)|``, runs hard EM from the ``n_best`` best (the local
     minima along the circle for ``r = 3``), and keeps the best solution. A sample
-    stops once a round confirms a solution at the noise level: its error was at
-    most ``accept`` before the round and the round (fresh points) did not lower
-    it by more than hard EM's tolerance; otherwise it goes to the next round. A
+    stops once its error is at most ``noise`` (it fits as well as a clean
+    sample), or once a round confirms a solution under ``accept``: its error was
+    at most ``accept`` before the round and the round (fresh points) did not
+    lower it by more than hard EM's tolerance; otherwise it goes to the next
+    round. A
     wrong basin can fit the sorted values nearly as well as the true one (m =
     200, r = 5: 2.5 times the clean samples' distance, the true one 0.7 times)
     and one round of points need not have reached the true one. Hard EM runs
