@@ -452,7 +452,7 @@ class UnlabeledPCA(
       radius 0.21 against 0.35); each point of a later round draws its first
       power sum from that distribution. On the dense setting (seeds 800-807,
       10-25 inliers, m = 50 and 200, r = 3-5) this took the worst cell from
-      98.8% to 100% restored, at 1.5-1.9 times the CPU time of ``fit_restore``.
+      98.8% to 100% restored, at 1.4-2.3 times the CPU time of ``fit_restore``.
       Memory is bounded by blocks of at most 2e6 entries.
     - ``"cop"`` keeps exactly ``n_components`` samples, as the authors' code.
     - Missing entries (NaN): Stage I is a masked DPCP-IRLS (or masked PCA) that
