@@ -2,7 +2,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Helpers shared by the unlabeled PCA benchmarks (``upca_*.py``), public API only."""
 
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
 import numpy as np
+from scipy.io import loadmat, savemat
 
 from skpapers.decomposition import UnlabeledPCA
 from skpapers.metrics import relative_restoration_error
@@ -119,3 +125,49 @@ def flag_rates(flagged, truly_permuted, off_subspace=None):
         float(flagged[clean].mean()) if clean.any() else np.nan,
         float(flagged[perm].mean()) if perm.any() else np.nan,
     )
+
+
+def octave_checkout(checkout, needed, tools=("octave",)):
+    """The authors' checkout as a resolved path, or None and the reason it cannot be used.
+
+    ``needed``: a file of the checkout that must exist; ``tools``: programs that
+    must be on PATH.
+    """
+    if not checkout:
+        return None, "set SKPAPERS_UPCA_AUTHORS or --authors to a checkout of the authors' code"
+    root = Path(checkout).resolve()
+    if not (root / needed).exists():
+        return None, f"no {needed} under {root}"
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        return None, f"{' and '.join(missing)} not on PATH"
+    return root, None
+
+
+def octave_version():
+    """First line of ``octave --version`` (e.g. "GNU Octave, version 7.3.0")."""
+    done = subprocess.run(["octave", "--version"], capture_output=True, text=True)
+    return done.stdout.splitlines()[0]
+
+
+def run_octave(paths, driver, call, inputs):
+    """Run ``call`` under Octave on ``inputs``; return the variables it saved.
+
+    ``inputs`` (a dict of arrays) is saved to ``in.mat`` in a temporary folder,
+    ``driver`` (the source of an Octave function file, whose name is the first
+    word after ``function ... =`` or ``function``) is written there, the
+    ``paths`` are added to Octave's path, and ``call`` is evaluated in that
+    folder; it must save its results to ``out.mat`` (``save('-v7', ...)``).
+    """
+    header = driver.split("(", 1)[0].split()
+    name = header[-1].split("=")[-1]
+    with tempfile.TemporaryDirectory() as tmp:
+        savemat(Path(tmp) / "in.mat", inputs)
+        (Path(tmp) / f"{name}.m").write_text(driver)
+        adds = "".join(f"addpath('{p}'); " for p in paths)
+        subprocess.run(
+            ["octave", "--no-gui", "--no-window-system", "--quiet", "--eval",
+             f"{adds}cd('{tmp}'); {call}"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+        return loadmat(Path(tmp) / "out.mat")

@@ -41,13 +41,10 @@ Run: ``[SKPAPERS_UPCA_AUTHORS=<checkout>] python benchmarks/upca_dense.py
 import os
 import shutil
 import subprocess
-import tempfile
-from pathlib import Path
 
 import numpy as np
 from _harness import Report, clocked, parser, seed_list, seed_span, summarise
-from scipy.io import loadmat, savemat
-from upca_common import recovery, with_components
+from upca_common import octave_checkout, octave_version, recovery, run_octave, with_components
 
 from skpapers.datasets import make_permuted_subspace
 from skpapers.decomposition import UnlabeledPCA
@@ -103,13 +100,9 @@ def authors_aiem(checkout):
 
     None and the reason instead where the checkout, Octave or the compiler is missing.
     """
-    if not checkout:
-        return None, "set SKPAPERS_UPCA_AUTHORS or --authors to a checkout of the authors' code"
-    root = Path(checkout).resolve()
-    if not (root / "LRWC_methods/AIEM/AIEM.m").exists():
-        return None, f"no LRWC_methods/AIEM/AIEM.m under {root}"
-    if shutil.which("octave") is None or shutil.which("mkoctfile") is None:
-        return None, "octave and mkoctfile are not on PATH"
+    root, why = octave_checkout(checkout, "LRWC_methods/AIEM/AIEM.m", ("octave", "mkoctfile"))
+    if root is None:
+        return None, why
     build = root / "octave-mex"
     build.mkdir(exist_ok=True)
     env = {**os.environ, "CXXFLAGS": "-O2 -DNDEBUG -fpermissive"}
@@ -124,21 +117,13 @@ def authors_aiem(checkout):
             if done.returncode:
                 return None, f"mkoctfile failed on {name}.cpp: {done.stderr[-300:]}"
     paths = [build, root / "LRWC_methods/AIEM"]
-    version = subprocess.run(["octave", "--version"], capture_output=True, text=True)
-    about = f"{version.stdout.splitlines()[0]}, SKPAPERS_UPCA_AUTHORS=<checkout>"
+    about = f"{octave_version()}, SKPAPERS_UPCA_AUTHORS=<checkout>"
 
     def run(X, components):
         """Restore every sample (row) of X; return ``(X_hat, seconds, CPU seconds)``."""
-        with tempfile.TemporaryDirectory() as tmp:
-            savemat(Path(tmp) / "in.mat", {"X": X.T, "U": components.T})
-            (Path(tmp) / "restore_all.m").write_text(_OCTAVE_DRIVER)
-            adds = "".join(f"addpath('{p}'); " for p in paths)
-            subprocess.run(
-                ["octave", "--no-gui", "--no-window-system", "--quiet", "--eval",
-                 f"{adds}cd('{tmp}'); restore_all('AIEM')"],
-                check=True, capture_output=True,
-            )  # fmt: skip
-            out = loadmat(Path(tmp) / "out.mat")
+        out = run_octave(
+            paths, _OCTAVE_DRIVER, "restore_all('AIEM')", {"X": X.T, "U": components.T}
+        )
         return out["C"].T @ components, float(out["sec"][0, 0]), float(out["cpu"][0, 0])
 
     return run, about

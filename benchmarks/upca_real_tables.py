@@ -21,8 +21,30 @@ might pick by habit), both capped at ``n_attributes - 2``.
   affine subspace): mean, worst instance, share of instances worse than
   nothing by more than 2% and 10%, and the share of fits that warned
   (:class:`~skpapers.exceptions.FlaggingWarning`).
+  With ``--authors`` (or ``SKPAPERS_UPCA_AUTHORS``) pointing at a checkout of
+  the authors' MATLAB code and ``octave`` on PATH, also their records pipeline
+  itself ("authors (Octave)", GNU Octave; skipped with a note otherwise): as
+  their ``runBreast.m`` / ``runScore.m``, DPCP-IRLS (``delta = 1e-9``, at most
+  10000 iterations, ``epsilon_J = 1e-9``; their weights ``1 / d**1.5``, i.e.
+  ``p = 0.5``) on the same matrix (attributes are the points, the records the
+  coordinates) and the same ``r``, then ``US_mat(..., 'LSR', 0)``: LSR on every
+  attribute. Stage I runs as their ``DPCP_IRLS_proj.m`` (DPCP-IRLS on the
+  coordinates in the attributes' span, mapped back; the scatter matrix has its
+  range in that span, so it gives the same subspace as ``DPCP_IRLS.m`` on the
+  records' coordinates, which needs an SVD of a records x records matrix per
+  iteration: 26 s for 12 iterations on a 1000-record table). All instances of
+  a table run in one Octave call.
 * R2, the same over all instances of each group of tables (development /
   held out).
+* R3 (with the authors' code and the ``"all, lsrf_tol=None (authors)"``
+  method, on the first seed's instances): how far our imitation of their path
+  is from their code. Per table and rank, the largest over instances of the
+  sine of the largest principal angle between our subspace and theirs, the
+  largest absolute difference between our restoration and theirs (normalised
+  units), and the same for the paper's LSR written literally (one row deleted
+  per step, a fresh least-squares fit each time, as their ``A\\y``:
+  :func:`upca_common.lsrf_textbook`) on our subspace, which
+  separates Stage I from Stage II.
 
 Development tables (used while choosing the default): scikit-learn's wine,
 diabetes and the malignant rows of breast cancer (the papers use the benign
@@ -42,17 +64,20 @@ Besides the harness's report, writes ``upca_real_tables_summary.csv`` (the table
 the docs quote: per table and rank the default's mean ratio, its worst instance
 with seed, attributes and alpha, the shares, and the other methods' worst).
 
-Run: ``python benchmarks/upca_real_tables.py [--quick] [--seeds N]
-[--first-seed S] [--tables dev|held-out|fresh|fresh-2|all|NAME,...] [--methods ...]``.
+Run: ``[SKPAPERS_UPCA_AUTHORS=<checkout>] python benchmarks/upca_real_tables.py
+[--quick] [--seeds N] [--first-seed S] [--tables dev|held-out|fresh|fresh-2|all|NAME,...]
+[--methods ...] [--authors DIR]``.
 """
 
 import csv
+import os
+import re
 import warnings
 from pathlib import Path
 
 import numpy as np
 from _harness import Report, parser, seed_list, seed_span, summarise
-from upca_common import compute_err
+from upca_common import compute_err, lsrf_textbook, octave_checkout, octave_version, run_octave
 
 from skpapers.datasets import normalize_records, permute_records
 from skpapers.decomposition import UnlabeledPCA
@@ -77,6 +102,59 @@ METHODS = (
     ("all, lsrf_tol=None (authors)", {"restore_samples": "all", "lsrf_tol": None}),
     ("fit_mean", {"fit_mean": True}),
 )
+IMITATION = "all, lsrf_tol=None (authors)"
+AUTHORS = "authors (Octave)"
+
+# The authors' records pipeline (runBreast.m, runScore.m) on every instance of a
+# table: X is records x attributes x instances, as their X_tilde.
+_OCTAVE_DRIVER = """\
+function restore_records()
+  S = load('in.mat');
+  m = size(S.X, 1); n = size(S.X, 2); K = size(S.X, 3);
+  Xhat = zeros(m, n, K); B_all = zeros(m, max(S.r), K); iters = zeros(1, K);
+  delta = 1e-9; maxIter = 10000; epsilon_J = 1e-9; budget = 1000;
+  for k = 1:K
+    X_tilde = S.X(:, :, k); r = S.r(k);
+    % DPCP_IRLS_proj.m written out, to read the iteration count
+    [U, Sg, V] = svd(X_tilde, 'econ');
+    [B, ~, iters(k)] = DPCP_IRLS(Sg * V', n - r, delta, maxIter, epsilon_J, budget);
+    B = U * B;
+    Xhat(:, :, k) = US_mat(X_tilde, B, 1:n, 'LSR', 0);
+    B_all(:, 1:r, k) = B;
+  end
+  save('-v7', 'out.mat', 'Xhat', 'B_all', 'iters');
+end
+"""
+
+
+def authors_records(checkout):
+    """The authors' records pipeline under Octave as ``run(As, rs)`` and a description.
+
+    ``run`` restores every instance ``A`` (attributes x records, as ours) with
+    rank ``r`` in one Octave call and returns the restorations, the subspaces
+    (records x r) and the DPCP-IRLS iteration counts. None and the reason
+    instead where the checkout or Octave is missing.
+    """
+    root, why = octave_checkout(checkout, "de_anonymization/US_mat.m")
+    if root is None:
+        return None, why
+    paths = [root / "RPCA_methods", root / "LRWC_methods", root / "de_anonymization"]
+
+    def run(As, rs):
+        out = run_octave(
+            paths, _OCTAVE_DRIVER, "restore_records()",
+            {"X": np.stack([A.T for A in As], axis=2), "r": np.asarray(rs, dtype=float)},
+        )  # fmt: skip
+        m, n = As[0].T.shape
+        X_hat = out["Xhat"].reshape(m, n, len(As))
+        B = out["B_all"].reshape(m, -1, len(As))
+        return (
+            [X_hat[:, :, i].T for i in range(len(As))],
+            [B[:, :r, i] for i, r in enumerate(rs)],
+            out["iters"].ravel().astype(int),
+        )
+
+    return run, f"{octave_version()}, SKPAPERS_UPCA_AUTHORS=<checkout>"
 
 
 def load_table(name):
@@ -127,55 +205,114 @@ def instances(n_attributes, seeds):
                 yield k, alpha, seed, np.sort(rng.choice(n_attributes, k, replace=False))
 
 
-def run_table(name, seeds, methods=METHODS):
-    """One row per instance and method: error, ratio to doing nothing, warned."""
+def _row(name, r, k, alpha, seed, label, err, nothing, warned, restored):
+    return {
+        "table": name, "r": r, "attributes shuffled": k, "alpha": alpha, "method": label,
+        "seed": seed, "error": err, "nothing": nothing, "ratio": err / nothing,
+        "worse 2%": float(err > 1.02 * nothing), "worse 10%": float(err > 1.10 * nothing),
+        "warned": float(warned), "restored": float(restored),
+    }  # fmt: skip
+
+
+def run_table(name, seeds, methods=METHODS, authors=None):
+    """One row per instance and method (error, ratio to doing nothing, warned),
+    the parity rows (R3) and the authors' DPCP-IRLS iteration counts."""
     try:
         D = load_table(name)
     except (OSError, ImportError) as exc:
         print(f"skipping {name}: {exc}")
-        return []
+        return [], [], []
     Z, norms, means = normalize_records(D)
-    rows = []
+    rows, cases = [], []
     for r in ranks(Z):
         for k, alpha, seed, columns in instances(Z.shape[1], seeds):
             A = permute_records(Z, columns, alpha, random_state=seed).T
             nothing = compute_err(Z, A.T, norms, means)
             if nothing == 0:  # a shuffle among equal values: nothing to restore
                 continue
+            case = {"r": r, "k": k, "alpha": alpha, "seed": seed, "A": A, "nothing": nothing}
+            cases.append(case)
             for label, params in methods:
                 est = UnlabeledPCA(r, **params)
                 with warnings.catch_warnings(record=True) as caught:
                     warnings.simplefilter("always", FlaggingWarning)
                     A_hat = est.fit_restore(A)
                 err = compute_err(Z, A_hat.T, norms, means)
-                rows.append({
-                    "table": name, "r": r, "attributes shuffled": k, "alpha": alpha,
-                    "method": label, "seed": seed, "error": err, "nothing": nothing,
-                    "ratio": err / nothing, "worse 2%": float(err > 1.02 * nothing),
-                    "worse 10%": float(err > 1.10 * nothing),
-                    "warned": float(any(issubclass(w.category, FlaggingWarning)
-                                        for w in caught)),
-                    "restored": float(np.any(A_hat != A)),
-                })  # fmt: skip
-    return rows
+                warned = any(issubclass(w.category, FlaggingWarning) for w in caught)
+                rows.append(_row(name, r, k, alpha, seed, label, err, nothing, warned,
+                                 np.any(A_hat != A)))  # fmt: skip
+                if label == IMITATION:
+                    case["ours"], case["components"] = A_hat, est.components_
+    if authors is None or not cases:
+        return rows, [], []
+    A_hats, bases, iters = authors([c["A"] for c in cases], [c["r"] for c in cases])
+    parity = []
+    for c, A_hat, B in zip(cases, A_hats, bases, strict=True):
+        err = compute_err(Z, A_hat.T, norms, means)
+        rows.append(_row(name, c["r"], c["k"], c["alpha"], c["seed"], AUTHORS, err,
+                         c["nothing"], False, np.any(A_hat != c["A"])))  # fmt: skip
+        if "ours" in c and c["seed"] == seeds[0]:
+            V = c["components"].T
+            literal = np.array([V @ lsrf_textbook(V, y) for y in c["A"]])
+            parity.append({
+                "table": name, "r": c["r"], "attributes shuffled": c["k"],
+                "alpha": c["alpha"], "seed": c["seed"],
+                "subspace sin angle": float(np.linalg.norm(B - V @ (V.T @ B), ord=2)),
+                "ours vs authors": float(np.abs(c["ours"] - A_hat).max()),
+                "literal LSR on our subspace vs authors": float(np.abs(literal - A_hat).max()),
+                "ours vs authors, ComputeErr": abs(compute_err(Z, c["ours"].T, norms, means)
+                                                   - err),
+            })  # fmt: skip
+    return rows, parity, list(iters)
 
 
 VALUES = ["ratio", "worse 2%", "worse 10%", "warned", "restored", "error", "nothing"]
+PARITY = ["subspace sin angle", "ours vs authors", "literal LSR on our subspace vs authors",
+          "ours vs authors, ComputeErr"]  # fmt: skip
 
 
 def main(argv=None):
-    p = parser(__doc__.splitlines()[0], ("R1", "R2"))
+    p = parser(__doc__.splitlines()[0], ("R1", "R2", "R3"))
     p.add_argument(
         "--tables", default="all",
         help="dev, held-out, fresh, fresh-2, all, or comma-separated table names",
     )
     p.add_argument("--methods", default=",".join(label for label, _ in METHODS),
-                   help="comma-separated method labels")  # fmt: skip
+                   help=f"method labels, {AUTHORS!r} included, separated by commas not followed"
+                        " by a space (labels hold ', ')")  # fmt: skip
+    p.add_argument(
+        "--authors",
+        default=os.environ.get("SKPAPERS_UPCA_AUTHORS"),
+        help="checkout of the authors' code (default: $SKPAPERS_UPCA_AUTHORS)",
+    )
     args = p.parse_args(argv)
     seeds = seed_list(args)[:2] if args.quick else seed_list(args)
     names = GROUPS.get(args.tables, tuple(args.tables.split(",")))
-    methods = [(label, params) for label, params in METHODS if label in args.methods.split(",")]
-    rows = [row for name in names for row in run_table(name, seeds, methods)]
+    wanted = re.split(r",(?! )", args.methods)
+    methods = [(label, params) for label, params in METHODS if label in wanted]
+    authors, about = authors_records(args.authors) if AUTHORS in wanted else (None, None)
+    if AUTHORS not in wanted:
+        extra = ""
+    elif authors is None:
+        print(f"The authors' rows are skipped: {about}.")
+        extra = f" The authors' rows are skipped: {about}."
+    else:
+        extra = (
+            f" 'authors (Octave)': their records pipeline ({about}): DPCP-IRLS as their"
+            " DPCP_IRLS_proj.m (delta 1e-9, at most 10000 iterations, epsilon_J 1e-9), then"
+            " LSR on every attribute (US_mat, perm_flag 0); it never warns."
+        )
+    rows, parity, iters = [], [], []
+    for name in names:
+        table_rows, table_parity, table_iters = run_table(name, seeds, methods, authors)
+        rows += table_rows
+        parity += table_parity
+        iters += table_iters
+    if iters:
+        extra += (
+            f" Their DPCP-IRLS ran {min(iters)} to {max(iters)} iterations (median"
+            f" {int(np.median(iters))}; our max_iter is 1000)."
+        )
     for row in rows:
         row["group"] = next(g for g in ("dev", "held-out", "fresh", "fresh-2", "all")
                             if row["table"] in GROUPS[g] or g == "all")  # fmt: skip
@@ -185,15 +322,27 @@ def main(argv=None):
         "method's error (ComputeErr) over doing nothing's; 'worse 2%' / 'worse 10%': share "
         "of instances with a ratio above 1.02 / 1.10; 'warned': share of fits that emitted "
         "a FlaggingWarning; 'restored': share of fits that changed the table; 'worst' "
-        "columns: the worst instance (seed, attributes and alpha included)."
+        "columns: the worst instance (seed, attributes and alpha included)." + extra
     )
     report.section("R1", "Per table and rank: error over doing nothing's",
                    summarise(rows, ["table", "r", "method"], VALUES), raw=rows,
                    note=note)  # fmt: skip
     report.section("R2", "Per group of tables", summarise(rows, ["group", "method"], VALUES),
                    note=note)  # fmt: skip
+    if parity:
+        report.section(
+            "R3", "Our imitation of the authors' path against their code (first seed)",
+            summarise(parity, ["table", "r"], PARITY), raw=parity,
+            note=f"Seed {seeds[0]}, every instance of each table and rank. 'subspace sin angle':"
+            " sine of the largest principal angle between our DPCP subspace and theirs;"
+            " 'ours vs authors': largest absolute difference between the restorations of"
+            f" {IMITATION!r} and theirs (normalised units); 'literal LSR on our subspace vs"
+            " authors': the same for the paper's LSR deleting one row per step on our"
+            " subspace; 'ComputeErr': difference of the errors.",
+        )  # fmt: skip
     print(report.write())
-    write_summary(rows, names, methods, Path(args.out) / "upca_real_tables_summary.csv")
+    labels = [label for label, _ in methods] + ([AUTHORS] if authors is not None else [])
+    write_summary(rows, names, labels, Path(args.out) / "upca_real_tables_summary.csv")
 
 
 def _instance(row):
@@ -201,12 +350,15 @@ def _instance(row):
         f"alpha {row['alpha']})"  # fmt: skip
 
 
-def write_summary(rows, names, methods, path):
-    """The table the docs quote: per table and rank, the default's mean and worst instance."""
+def write_summary(rows, names, labels, path):
+    """The table the docs quote: per table and rank, the default's mean and worst instance.
+
+    For the other methods (``labels`` but "default"), the mean ratio and the worst.
+    """
     header = ["table", "group", "r", "instances", "default: mean ratio", "default: worst",
               "> 2% worse", "> 10% worse", "warned", "changed the table"]  # fmt: skip
-    others = [label for label, _ in methods if label != "default"]
-    header += [f"{label}: worst" for label in others]
+    others = [label for label in labels if label != "default"]
+    header += [f"{label}: {what}" for label in others for what in ("mean ratio", "worst")]
     out = []
     for name in names:
         for r in sorted({row["r"] for row in rows if row["table"] == name}):
@@ -221,7 +373,7 @@ def write_summary(rows, names, methods, path):
             line = [name, mine[0]["group"], r, len(mine), mean, _instance(worst), *shares]
             for label in others:
                 theirs = [row["ratio"] for row in cell if row["method"] == label]
-                line.append(f"{max(theirs):.3g}" if theirs else "n/a")
+                line += [f"{np.mean(theirs):.3g}", f"{max(theirs):.3g}"] if theirs else ["n/a"] * 2
             out.append(line)
     with open(path, "w", newline="") as f:
         csv.writer(f).writerows([header, *out])
