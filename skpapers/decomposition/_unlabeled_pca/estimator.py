@@ -110,7 +110,7 @@ class UnlabeledPCA(
         deleted and keep the full fit's ridge (1e-12 of the mean eigenvalue of
         ``A.T @ A``), which moves nearly singular last fits: against the
         authors' code on real tables, the same to 4e-7 in error with at most
-        212 entries per sample, up to 0.94 apart with 442-20190 (see the
+        212 entries per sample, up to 0.94 apart with 303-1000 (see the
         benchmarks). It is slower and less accurate on noisy data. The
         tolerance also picks the flagged samples that join the refit of the
         subspace (Notes), whatever ``stage2``; with ``None`` there is no refit
