@@ -14,6 +14,8 @@
   - hard EM from random starts ``N(0, I) |y| / sqrt(r)`` plus the LAD and LSRF
     solutions, keeping the best ``|sort(y) - sort(A c)|``: 50 random starts
     (the package's earlier ``hard_em``) and 500, written here.
+  - the default estimator, ``UnlabeledPCA(r)`` (``stage2="auto"``: LSRF, then
+    hard EM for the samples LSRF does not restore), as a user would call it;
   - LSRF (``UnlabeledPCA(stage2="lsrf", restore_samples="all")``): the sparse
     solver, as a reference.
   - the authors' AIEM (algebraic initialisation + hard EM, MATLAB) run under
@@ -199,8 +201,12 @@ def table_u5(seeds, quick, wide, aiem=None):
                         *clocked(random_start_hard_em, base, X, n, seed),
                         angle,
                     )
-                lsrf = UnlabeledPCA(r, restore_samples="all")
+                lsrf = UnlabeledPCA(r, stage2="lsrf", restore_samples="all")
                 add("DPCP+LSRF", *clocked(lsrf.fit_restore, X), angle)
+                default = UnlabeledPCA(r, random_state=seed)
+                X_hat, sec, cpu = clocked(default.fit_restore, X)
+                add("default UnlabeledPCA(r)", X_hat, sec, cpu,
+                    principal_angle(default.components_, comp))
     return rows
 
 
