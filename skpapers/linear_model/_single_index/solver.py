@@ -629,6 +629,36 @@ def _warn_unsafe(reasons, auto):
     )
 
 
+def _refit_with(X, keep, residual, y_k, result, planes, *, auto, eps, unseen_features):
+    """Return the ``contamination`` to fit again with, after warning why, or None.
+
+    A float the data contradict (the fit leaves out or explains poorly more
+    than :func:`_contradicted` of the rows, or that many lie on the point
+    masses found): ``"auto"``. Under ``"auto"``, signs that the robust stages
+    fit another model than the data's (:func:`_unsafe_reasons`): 0, the plain
+    fit; with a float they are only warned about.
+    """
+    if not auto:
+        massed = _on_point_masses(X, planes)
+        if max(result.contamination, massed) > _contradicted(eps):
+            warnings.warn(
+                f"contamination={eps:g} is contradicted by the data: the fit leaves out "
+                f"or explains poorly {result.contamination:.1%} of the rows (filters "
+                f"{1.0 - keep.mean():.1%}), and {massed:.1%} lie on point masses found "
+                f"(more than 2 * {eps:g} + 0.05). Refitting with contamination='auto', "
+                "whose estimate contamination_ then holds the measured fraction; pass a "
+                "larger contamination or 'auto' to avoid the refit.",
+                UserWarning,
+                stacklevel=_user_stacklevel(),
+            )
+            return "auto"
+    reasons = _unsafe_reasons(1.0 - keep.mean(), residual, y_k, auto, unseen_features)
+    if not reasons:
+        return None
+    _warn_unsafe(reasons, auto)
+    return 0.0 if auto else None  # the safe fit: no trimming (no attack gives these signs)
+
+
 def _subsample_size(n, d, floor=20_000, per_feature=400):
     """Rows of the subsample the robust stages run on, or None to use all rows.
 
@@ -1143,14 +1173,6 @@ def robust_single_index(
         init_coef, _ = _canonical_sign(init_coef, 0.0)
     coef, init_coef = _embed(columns, d_all, coef), _embed(columns, d_all, init_coef)
     location, W = _embed(columns, d_all, location, np.asarray(W, dtype=np.float64))
-    def refit(contamination):  # the whole fit again, on the caller's data
-        return robust_single_index(
-            X_given, y, link=link_given, contamination=contamination,
-            fit_intercept=fit_intercept, whiten=whiten_given, init=start_init,
-            aggregator=aggregator, spectral_clip=spectral_clip, learning_rate=learning_rate,
-            max_iter=max_iter, tol=tol, random_state=random_state, verbose=verbose_given,
-        )
-
     result = RobustSingleIndexResult(
         init_coef=init_coef,
         n_iter=int(n_iter),
@@ -1161,26 +1183,17 @@ def robust_single_index(
         link=link,
         contamination=1.0 - fitted / n,
     )
-    measured = max(result.contamination, _on_point_masses(X, screens[1]))
-    if (not auto and eps > 0 and max_iter > 0 and n >= max(100, 5 * d)
-            and measured > _contradicted(eps)):
-        warnings.warn(
-            f"contamination={eps:g} is contradicted by the data: the fit leaves out or "
-            f"explains poorly {result.contamination:.1%} of the rows (filters "
-            f"{1.0 - keep.mean():.1%}), and {_on_point_masses(X, screens[1]):.1%} lie on "
-            f"point masses found (more than 2 * {eps:g} + 0.05). Refitting with "
-            "contamination='auto', whose estimate contamination_ then holds the "
-            "measured fraction; pass a larger contamination or 'auto' to avoid the refit.",
-            UserWarning,
-            stacklevel=_user_stacklevel(),
+    again = None  # the checks read the refit's residuals, from 100 rows and 5 per feature
+    if eps > 0 and max_iter > 0 and n >= max(100, 5 * d):
+        again = _refit_with(X, keep, residual, y_k, result, screens[1], auto=auto, eps=eps,
+                            unseen_features=unseen_features)  # fmt: skip
+    if again is not None:  # the whole fit again, on the caller's data
+        return robust_single_index(
+            X_given, y, link=link_given, contamination=again, fit_intercept=fit_intercept,
+            whiten=whiten_given, init=start_init, aggregator=aggregator,
+            spectral_clip=spectral_clip, learning_rate=learning_rate, max_iter=max_iter,
+            tol=tol, random_state=random_state, verbose=verbose_given,
         )
-        return refit("auto")
-    reasons = _unsafe_reasons(1.0 - keep.mean(), residual, y_k, auto, unseen_features) if (
-        eps > 0 and max_iter > 0 and n >= max(100, 5 * d)) else []
-    if reasons:
-        _warn_unsafe(reasons, auto)
-        if auto:  # the safe fit: no trimming (the reasons cannot arise from an attack)
-            return refit(0.0)
     if not (np.all(np.isfinite(coef)) and np.isfinite(intercept)):
         raise ValueError(
             "the fit diverged (non-finite coefficients); the covariates may be nearly "
