@@ -344,3 +344,25 @@ def test_distributed_fit_refuses_what_it_does_not_implement(upca_data):
     Centred._parameter_constraints = {**UnlabeledPCA._parameter_constraints, "centre": ["boolean"]}
     with pytest.raises(ValueError, match="does not implement the parameter 'centre'"):
         Centred(3).fit(_dask(X, 150))
+
+
+@pytest.mark.parametrize("with_mean", [True, False])
+def test_upca_scaler_in_front_refused_or_warned_as_in_memory(with_mean):
+    # the Dask fit reads the features' moments in its first pass: centred data
+    # are refused and unit variances warned about, as in memory (before, the
+    # distributed fit ran on centred data silently)
+    from sklearn.preprocessing import StandardScaler
+
+    X, _, _, _ = make_permuted_subspace(n_samples=300, n_features=20, n_components=3,
+                                        random_state=309)  # fmt: skip
+    Xs = StandardScaler(with_mean=with_mean).fit_transform(X)
+    if with_mean:
+        with pytest.raises(ValueError, match="every feature of X has mean 0.*refused"):
+            UnlabeledPCA(3).fit(Xs)
+        with pytest.raises(ValueError, match="every feature of X has mean 0.*refused"):
+            UnlabeledPCA(3).fit(_dask(Xs, 100))
+        return
+    with pytest.warns(FlaggingWarning, match="every feature of X has variance 1"):
+        UnlabeledPCA(3).fit(Xs)
+    with pytest.warns(FlaggingWarning, match="every feature of X has variance 1"):
+        UnlabeledPCA(3).fit(_dask(Xs, 100))

@@ -38,6 +38,7 @@ from skpapers.decomposition._unlabeled_pca.solver import (
     _lsrf_tol_from,
     _partly_shuffled,
     _power_of_two_scale,
+    _scaler_verdict,
     _warn_no_clean_part,
     _warn_too_far,
     distances,
@@ -372,10 +373,14 @@ def distributed_unlabeled_pca(X, params):
     if not np.issubdtype(X.dtype, np.floating):
         X = X.astype(np.float64)
     rows = _subsample_rows(n, m, params["stage1"], max_iter)
-    # one pass: the scale, the check for NaN and the rows of the warm start
-    top, missing, sample = compute(
-        da.nanmax(abs(X)), da.isnan(X).any(), None if rows is None else X[rows]
-    )
+    # one pass: the scale, the check for NaN, the features' moments (a scaler in
+    # front, as in memory) and the rows of the warm start
+    largest = da.nanmax(abs(X))
+    unit = X / da.where(largest > 0, largest, 1.0)
+    top, missing, mean, std, sample = compute(
+        largest, da.isnan(X).any(), unit.mean(axis=0), unit.std(axis=0),
+        None if rows is None else X[rows],
+    )  # fmt: skip
     if missing:
         raise ValueError(
             "UnlabeledPCA.fit on a Dask array does not handle missing (NaN) entries; fit "
@@ -383,6 +388,8 @@ def distributed_unlabeled_pca(X, params):
         )
     if not np.isfinite(top):
         raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
+    if n >= 3:
+        _scaler_verdict(mean, std, top if top > 0 else 1.0)
     scale = _power_of_two_scale(np.array([top]))
     progress = Progress("unlabeled_pca", params["verbose"])
     progress.stage(

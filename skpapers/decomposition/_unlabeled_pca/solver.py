@@ -39,6 +39,7 @@ from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     moment_directions,
 )
 from skpapers.exceptions import FlaggingWarning
+from skpapers.utils._links import _user_stacklevel
 from skpapers.utils._progress import Progress
 from skpapers.utils._sklearn import Interval, StrOptions, validate_params
 
@@ -786,6 +787,15 @@ def _check_unscaled(X):
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
         mean = np.nanmean(X / scale, axis=0)  # in units of the largest entry, so
         std = np.nanstd(X / scale, axis=0)  # that neither underflows nor overflows
+    return _scaler_verdict(mean, std, scale)
+
+
+def _scaler_verdict(mean, std, scale):
+    """Refuse or warn from the features' ``mean`` and ``std`` in units of ``scale``.
+
+    The decision of :func:`_check_unscaled`, shared with the Dask fit, which
+    reads the two statistics by reductions. Returns the warning's text or None.
+    """
     known = np.isfinite(mean)
     if not known.any():
         return None
@@ -812,7 +822,7 @@ def _check_unscaled(X):
         raise ValueError(
             message + " Centred data are refused: the centring cannot be undone here."
         )
-    warnings.warn(message, FlaggingWarning, stacklevel=4)
+    warnings.warn(message, FlaggingWarning, stacklevel=_user_stacklevel())
     return message
 
 
