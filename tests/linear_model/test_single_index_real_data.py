@@ -155,7 +155,7 @@ def test_no_unsafe_warning_under_attack_or_on_clean_rows(attack):
 
 @pytest.mark.parametrize("attack", ["hijack", "leverage"])
 def test_a_quarter_of_the_rows_corrupted_keeps_the_robust_fit(attack):
-    # the filters remove 25-26 % of the rows: within what "auto" is built for,
+    # the filters remove 25-26.5 % of the rows: within what "auto" is built for,
     # so no refit without trimming (at a 0.25 threshold that refit was hijacked:
     # error 2.3-3.3 against 0.07-0.08)
     X, y, coef, _ = make_contaminated_sim(4000, 20, contamination=0.25, attack=attack,
