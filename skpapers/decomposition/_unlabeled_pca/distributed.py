@@ -374,11 +374,10 @@ def distributed_unlabeled_pca(X, params):
         X = X.astype(np.float64)
     rows = _subsample_rows(n, m, params["stage1"], max_iter)
     # one pass: the scale, the check for NaN, the features' moments (a scaler in
-    # front, as in memory) and the rows of the warm start
-    largest = da.nanmax(abs(X))
-    unit = X / da.where(largest > 0, largest, 1.0)
+    # front, as in memory; in X's units: dividing by the largest entry first made
+    # every block wait for it, and a cluster hold all of X) and the warm start's rows
     top, missing, mean, std, sample = compute(
-        largest, da.isnan(X).any(), unit.mean(axis=0), unit.std(axis=0),
+        da.nanmax(abs(X)), da.isnan(X).any(), X.mean(axis=0), X.std(axis=0),
         None if rows is None else X[rows],
     )  # fmt: skip
     if missing:
@@ -388,8 +387,8 @@ def distributed_unlabeled_pca(X, params):
         )
     if not np.isfinite(top):
         raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
-    if n >= 3:
-        _scaler_verdict(mean, std, top if top > 0 else 1.0)
+    if n >= 3 and np.all(np.isfinite(std)):  # squares that overflow: no scaler's output
+        _scaler_verdict(mean, std, 1.0)
     scale = _power_of_two_scale(np.array([top]))
     progress = Progress("unlabeled_pca", params["verbose"])
     progress.stage(
