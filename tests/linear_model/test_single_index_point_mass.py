@@ -24,36 +24,24 @@ def _whitened(X):
     return Z, W
 
 
-@pytest.mark.parametrize("seed", [4000, 4001])
-def test_point_mass_mask_finds_a_planted_point_mass(seed):
+# at d = 50 (15 % of the rows at 1.5 along u), the symmetric kurtosis pursuit
+# (100 steps, not converging) missed the mass on 7 of seeds 8100-8111, these two
+# included; the one-unit fixed point from four start bases found all 12
+@pytest.mark.parametrize(
+    "seed, n, d, at",
+    [(4000, 10_000, 20, 1.3), (4001, 10_000, 20, 1.3), (8103, 20_000, 50, 1.5),
+     (8104, 20_000, 50, 1.5)],
+)
+def test_point_mass_mask_finds_a_planted_point_mass(seed, n, d, at):
     rng = np.random.RandomState(seed)
-    n, d = 10_000, 20
     Z = rng.standard_normal((n, d))
     u = rng.standard_normal(d)
     u /= np.linalg.norm(u)
     planted = rng.rand(n) < 0.15
-    Z[planted] += (1.3 - Z[planted] @ u)[:, None] * u
+    Z[planted] += (at - Z[planted] @ u)[:, None] * u
     drop, planes = point_mass_mask(*_whitened(Z)[:1], 0.25)
     assert drop[planted].mean() >= 0.99
     # the window also takes the Gaussian rows that happen to lie in it: a few
-    assert drop.sum() <= 1.1 * planted.sum()
-    assert len(planes) == 1
-
-
-@pytest.mark.parametrize("seed", [8103, 8104])
-def test_point_mass_mask_finds_a_point_mass_in_fifty_dimensions(seed):
-    # 15 % of 20 000 rows at 1.5 along u, d = 50: the symmetric kurtosis pursuit
-    # (100 steps, not converging) missed it on 7 of seeds 8100-8111, these two
-    # included; the one-unit fixed point from four start bases found all 12
-    rng = np.random.RandomState(seed)
-    n, d = 20_000, 50
-    Z = rng.standard_normal((n, d))
-    u = rng.standard_normal(d)
-    u /= np.linalg.norm(u)
-    planted = rng.rand(n) < 0.15
-    Z[planted] += (1.5 - Z[planted] @ u)[:, None] * u
-    drop, planes = point_mass_mask(*_whitened(Z)[:1], 0.25)
-    assert drop[planted].mean() >= 0.99
     assert drop.sum() <= 1.1 * planted.sum()
     assert len(planes) == 1
 
