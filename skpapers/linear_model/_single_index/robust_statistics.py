@@ -382,7 +382,7 @@ def _start_bases(Zw):
             dct(np.eye(d), norm="ortho", axis=0), dst(np.eye(d), norm="ortho", axis=0))
 
 
-def _kurtosis_directions(Z, n_iter=8, max_rows=20_000):
+def _kurtosis_directions(Z, n_iter=8, max_rows=40_000):
     """Most platykurtic and most leptokurtic directions of the rows of Z.
 
     Projection pursuit on the fourth moment: after whitening Z by its own
@@ -554,7 +554,7 @@ def lattice_loadings(X, W, max_rows=20_000):
     return W * _median_mad(sample)[1][:, None], distinct < 0.5 * sample.shape[0]
 
 
-def point_mass_mask(Z, eps, lattice=None, min_rows_per_feature=20):
+def point_mass_mask(Z, eps, lattice=None, probe=None, min_rows_per_feature=20):
     """Rows on a hyperplane ``z . v = c`` that holds far more rows than a continuous law.
 
     A fraction of rows placed at one value of ``x . u`` for a hidden direction
@@ -563,8 +563,9 @@ def point_mass_mask(Z, eps, lattice=None, min_rows_per_feature=20):
     filters keep them all. Stages:
 
     1. directions: the most platy- and leptokurtic directions
-       (:func:`_kurtosis_directions`), close to u when the mass is at least a
-       tenth of the rows;
+       (:func:`_kurtosis_directions`, on the rows of ``probe`` when given:
+       more rows in the same coordinates), close to u when the mass is at
+       least a tenth of the rows;
     2. centre: the window along each direction with the largest excess over
        the Gaussian fit of the projections;
     3. hyperplane: refined onto the rows that lie on it exactly
@@ -587,7 +588,7 @@ def point_mass_mask(Z, eps, lattice=None, min_rows_per_feature=20):
     if eps <= 0 or d < 2 or n < min_rows_per_feature * d:
         return drop, planes
     budget = int(2.0 * eps * n)
-    for v in _kurtosis_directions(Z):
+    for v in _kurtosis_directions(Z if probe is None else probe):
         c = _excess_peak(Z @ v)
         v, c = _refine_hyperplane(Z, v, c)
         if lattice is not None:

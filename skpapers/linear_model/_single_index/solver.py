@@ -660,6 +660,13 @@ def _refit_with(X, keep, residual, y_k, result, planes, *, auto, eps, unseen_fea
     return 0.0 if auto else None  # the safe fit: no trimming (no attack gives these signs)
 
 
+# the point-mass filter of a subsample fit looks for its directions on this many
+# times the subsample's rows of the whole data, spread evenly: a tenth of the rows
+# on a point mass at d = 50 was found from 20 000 rows in 2 of 8 designs, from
+# 40 000 in 8 of 8 (n = 1e5, seeds 8400-8407), for 0.15 s more
+_PROBE_ROWS = 2
+
+
 def _subsample_size(n, d, floor=20_000, per_feature=400):
     """Rows of the subsample the robust stages run on, or None to use all rows.
 
@@ -674,7 +681,7 @@ def _subsample_size(n, d, floor=20_000, per_feature=400):
 
 
 def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=((), ()),
-             filter_state=None):
+             filter_state=None, probe=None):
     """Clusters, squeezed rows, point masses, robust whitening (or the given one), covariate filter.
 
     Returns the kept-row mask over X, the location and whitening, the
@@ -683,6 +690,8 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(()
     point masses' planes ``(a, b, h)`` (rows with ``|x . a - b| < h``), both in
     the coordinates of X, reused with the given whitening on all rows.
     ``filter_state`` warm-starts the covariate filter from the previous call.
+    ``probe`` (rows of the whole data, for a subsample X) is where the
+    point-mass filter looks for its directions.
 
     A line is kept in X's coordinates because the whitening it was found in is
     replaced once the squeezed rows are left out: tested along its old
@@ -712,7 +721,8 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(()
                 e = np.linalg.solve(np.asarray(W, dtype=np.float64).T, direction)
                 lines.append((np.asarray(location, dtype=np.float64), e))
                 location, W, Z = robust_whitening(X_w, whiten, eps, rng)
-            massed, planes = point_mass_mask(Z, eps, lattice_loadings(X_w, W))
+            probe_z = None if probe is None else (probe - location) @ W
+            massed, planes = point_mass_mask(Z, eps, lattice_loadings(X_w, W), probe=probe_z)
             if massed.any():
                 clustered[np.flatnonzero(~clustered)[massed]] = True
                 X_w = X[~clustered]
@@ -1100,15 +1110,17 @@ def robust_single_index(
         )
 
     sub = _subsample_size(n, d) if eps > 0 and max_iter > 0 else None
+    probe = None
     if sub is not None:  # robust stages on a subsample, the refit on all rows
         rows = np.sort(rng.choice(n, size=sub, replace=False))
         Xs, ys = X[rows], y[rows]
+        probe = X[np.linspace(0, n - 1, min(n, _PROBE_ROWS * sub)).astype(np.intp)]
         progress.stage(f"robust stages on a subsample of {sub} rows, the refit on all rows")
     else:
         Xs, ys = X, y
     filter_state = {}
     keep, location, W, Z, y_k, screens = _prepare(
-        Xs, ys, eps, whiten, rng, verbose, filter_state=filter_state
+        Xs, ys, eps, whiten, rng, verbose, filter_state=filter_state, probe=probe
     )
     unseen = _unseen_directions(Z) if eps > 0 and fit_intercept else np.zeros((d, 0))
     unseen_at = np.mean(Z @ unseen.astype(Z.dtype), axis=0)  # the kept rows' constant z . u
