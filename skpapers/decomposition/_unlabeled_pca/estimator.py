@@ -117,8 +117,9 @@ class UnlabeledPCA(
         and :attr:`components_` is the Stage-I subspace.
     max_iter : int, default=1000
         Maximum number of DPCP-IRLS iterations (also of the masked ``"pca"``
-        iterations when ``X`` has missing entries, and of the rounds of the
-        subspace refit, which :attr:`n_iter_` does not count).
+        iterations and of the noise-floor refinement when ``X`` has missing
+        entries, and of the rounds of the subspace refit, which :attr:`n_iter_`
+        does not count).
     tol : float, default=1e-9
         DPCP-IRLS stops when the relative decrease of its objective is at most
         ``tol``.
@@ -183,7 +184,8 @@ class UnlabeledPCA(
     n_iter_ : int
         Number of Stage-I iterations (1 for ``"cop"`` and for ``"pca"`` without
         missing entries; on a subsample and then on all samples when there are
-        many samples, see Notes).
+        many samples; with missing entries, those of the masked DPCP plus those
+        of its noise-floor refinement, see Notes).
     lsrf_tol_ : float or None
         The LSRF tolerance in use (``lsrf_tol`` resolved when it is ``"auto"``).
     n_features_in_ : int
@@ -470,7 +472,17 @@ class UnlabeledPCA(
     - ``"cop"`` keeps exactly ``n_components`` samples, as the authors' code.
     - Missing entries (NaN): Stage I is a masked DPCP-IRLS (or masked PCA) that
       refills each sample's missing entries from its least-squares fit on the
-      observed rows at every iteration; Stage II uses the observed entries only
+      observed rows at every iteration. A project addition follows the masked
+      DPCP (``p < 2``): a noise-floor refinement, the same iterations with the
+      weights ``1 / max(d, s)**(2 - p)`` instead of ``1 / max(d**(2 - p),
+      1e-9)``, ``s`` the typical distance of the clean samples (recomputed each
+      iteration), until the subspace moves by at most 1e-6. With missing entries
+      a sample constrains the subspace by fewer equations, so the masked DPCP
+      passes through several samples exactly and their weights decide the
+      subspace: 2-20 degrees off on the paper's dense setting with 30-50% of the
+      entries missing (n = 300, 90% of the samples shuffled), where the
+      refinement ends 0.3-0.8 degrees off when it starts within about 15
+      degrees. Stage II uses the observed entries only
       and fills the missing ones from the subspace. ``"cop"`` needs complete
       samples (its coherence scores use inner products of full samples) and
       raises on NaN. The projected DPCP is only used without missing entries.

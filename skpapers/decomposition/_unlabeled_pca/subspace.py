@@ -189,7 +189,9 @@ def _irls_subspace(X, M, r, p, max_iter, tol, progress=None):
     (weights ``1 / max(d_j**(2 - p), 1e-9)``); ``p = 2`` gives constant weights,
     i.e. PCA. When ``M`` is given, each iteration replaces the missing entries of
     every sample by its least-squares fit on the observed rows of the current
-    basis and renormalises the sample (the masked DPCP of the UMC pipeline).
+    basis and renormalises the sample (the masked DPCP of the UMC pipeline),
+    and for ``p < 2`` the masked DPCP is followed by
+    :func:`_noise_floor_refinement`.
 
     Returns
     -------
@@ -220,6 +222,50 @@ def _irls_subspace(X, M, r, p, max_iter, tol, progress=None):
         why = "converged" if n_iter < max_iter or delta_J <= tol else "max_iter reached"
         progress.iteration(
             f"Stage I stopped after {n_iter} iteration(s), objective {J:.6g}: {why}", force=True
+        )
+    if p < 2.0:
+        U, n_more = _noise_floor_refinement(X, M, U, r, p, max_iter, progress)
+        n_iter += n_more
+    return U, n_iter
+
+
+def _noise_floor_refinement(X, M, U, r, p, max_iter, progress=None):
+    """Continue the masked DPCP with its weights floored at the clean samples' noise level.
+
+    With missing entries, the masked DPCP-IRLS (weights ``1 / max(d**(2 - p),
+    1e-9)``) fits a few samples exactly: each needs only ``|observed| - r`` of
+    the subspace's ``r (m - r)`` degrees of freedom, so more samples than with
+    complete rows can be passed through, and their huge weights then decide
+    the subspace (2-12 degrees off the true one in the paper's dense setting
+    with 30-50% missing, 90% of the samples shuffled; off by 1.6-7.7 degrees
+    on the 30 clean samples alone, where masked PCA is 0.4 degrees off). Here
+    the weights are ``1 / max(d, s)**(2 - p)``, with ``s`` the typical distance
+    of the clean samples (the location of :func:`_clean_log_scale`, recomputed
+    every iteration): samples within the noise weigh alike, as in PCA of the
+    clean samples, and samples farther away are down-weighted as in DPCP.
+    Iterates (refill, reweight) until the subspace moves by at most
+    ``_MOVE_TOL`` or after ``max_iter`` iterations.
+
+    ``X``: unit rows with their missing entries filled; ``M``: observed entries.
+    Returns the basis and the number of iterations.
+    """
+    n_iter = 0
+    s = np.nan
+    while n_iter < max_iter:
+        n_iter += 1
+        C = _least_squares(U, np.where(M, X, 0.0), M)
+        X = _unit_rows(np.where(M, X, C @ U.T))
+        d = np.linalg.norm(X - (X @ U) @ U.T, axis=1)
+        s = float(np.exp(_clean_log_scale(d, r)[0]))
+        U_new = _top_subspace(X, 1.0 / np.maximum(d, s) ** (2.0 - p), r)
+        moved = _sin_largest_angle(U, U_new)
+        U = U_new
+        if moved <= _MOVE_TOL:
+            break
+    if progress is not None:
+        progress.iteration(
+            f"Stage I noise-floor refinement: {n_iter} iteration(s), clean distance {s:.3g}",
+            force=True,
         )
     return U, n_iter
 
@@ -404,6 +450,12 @@ def _flag_threshold(d, r, m, k):
        (``d**2 ~ Beta((m - r) / 2, r / 2)``, 3 standard deviations below its mean)
        is always flagged, unless the typical clean sample ``s`` is that far.
     """
+    loc, spread = _clean_log_scale(d, r)
+    return _threshold_from(loc, spread, r, m, k)
+
+
+def _clean_log_scale(d, r):
+    """Location and spread of ``log d`` of the clean samples (:func:`_flag_threshold`, 1-2)."""
     d_f = np.sort(np.maximum(d, 1e-12))
     if d_f.size >= 3 * r + 1:
         d_f = d_f[r:]
@@ -413,7 +465,7 @@ def _flag_threshold(d, r, m, k):
     w = 1.0 / d_f
     loc = _weighted_median(log_d, w)
     spread = 1.4826 * _weighted_median(np.abs(log_d - loc), w)
-    return _threshold_from(loc, spread, r, m, k)
+    return loc, spread
 
 
 def _threshold_from(loc, spread, r, m, k):
