@@ -73,10 +73,12 @@ def test_dense_search_confirms_and_samples_the_first_power_sum(n_features, rank,
     assert _restored(X_hat, X_true, permuted) >= 0.99
 
 
-def test_half_the_entries_missing_noise_floor_refinement():
-    # 50% missing: the masked DPCP alone passed through a few samples exactly and
-    # ended 10.5 degrees off (0 of 270 restored); its continuation with weights
-    # floored at the clean samples' noise level ends 0.4 degrees off
+def test_half_the_entries_missing_floored_masked_stage1():
+    # 50% missing: the masked DPCP passed through a few samples exactly (a sample
+    # of 25 observed entries fixes only 22 of the subspace's 141 degrees of
+    # freedom) and ended 10.5 degrees off, 0 of 270 restored; with its weights
+    # floored at the distance of the (k + 1)-th closest sample and the
+    # noise-floor refinement it ends 0.4 degrees off
     X, X_true, components, permuted = _shuffled_with_missing(231, 0.5)
     upca = UnlabeledPCA(3, random_state=0)
     X_hat = upca.fit_restore(X)

@@ -122,7 +122,8 @@ class UnlabeledPCA(
         does not count).
     tol : float, default=1e-9
         DPCP-IRLS stops when the relative decrease of its objective is at most
-        ``tol``.
+        ``tol`` (without missing entries; with them, when the subspace settles,
+        see Notes).
     n_jobs : int, default=None
         Number of joblib workers for Stage II, which runs on chunks of samples
         independently. ``None`` means 1 unless in a
@@ -472,17 +473,25 @@ class UnlabeledPCA(
     - ``"cop"`` keeps exactly ``n_components`` samples, as the authors' code.
     - Missing entries (NaN): Stage I is a masked DPCP-IRLS (or masked PCA) that
       refills each sample's missing entries from its least-squares fit on the
-      observed rows at every iteration. A project addition follows the masked
-      DPCP (``p < 2``): a noise-floor refinement, the same iterations with the
-      weights ``1 / max(d, s)**(2 - p)`` instead of ``1 / max(d**(2 - p),
-      1e-9)``, ``s`` the typical distance of the clean samples (recomputed each
-      iteration), until the subspace moves by at most 1e-6. With missing entries
-      a sample constrains the subspace by fewer equations, so the masked DPCP
-      passes through several samples exactly and their weights decide the
-      subspace: 2-20 degrees off on the paper's dense setting with 30-50% of the
-      entries missing (n = 300, 90% of the samples shuffled), where the
-      refinement ends 0.3-0.8 degrees off when it starts within about 15
-      degrees. Stage II uses the observed entries only
+      observed rows at every iteration. Two project changes to the masked
+      DPCP: with missing entries a sample constrains the subspace by fewer
+      equations, so a subspace can pass exactly through about ``k = ceil(r (m
+      - r) / (q - r))`` samples (``q`` observed entries per sample; ``k = r``
+      for complete ones), and the weights of such fits decided the subspace
+      (2-20 degrees off, or a wrong basin, on the paper's dense setting with
+      30-50% of the entries missing, n = 300, 90% of the samples shuffled).
+      (1) The IRLS weights are floored at the distance of the ``k + 1``-th
+      closest sample, ``1 / max(d, d_(k+1))**(2 - p)``, and the iterations stop
+      when the subspace moves by at most 1e-6 times that distance (the floored
+      objective changes with its floor, so ``tol`` is not used there). (2) For
+      ``p < 2`` a noise-floor refinement follows: the same iterations with the
+      weights ``1 / max(d, s)**(2 - p)``, ``s`` the typical distance of the
+      clean samples (recomputed each iteration), so that the clean samples
+      weigh alike, as in a PCA of them. On that setting the subspace ends
+      0.3-0.8 degrees off where the floored DPCP reaches the right basin,
+      which it does not always do at m = 50, r = 4-5 with 50% missing (the
+      ``FlaggingWarning`` then reports samples far from the subspace).
+      Stage II uses the observed entries only
       and fills the missing ones from the subspace. ``"cop"`` needs complete
       samples (its coherence scores use inner products of full samples) and
       raises on NaN. The projected DPCP is only used without missing entries.

@@ -189,8 +189,13 @@ def _irls_subspace(X, M, r, p, max_iter, tol, progress=None):
     (weights ``1 / max(d_j**(2 - p), 1e-9)``); ``p = 2`` gives constant weights,
     i.e. PCA. When ``M`` is given, each iteration replaces the missing entries of
     every sample by its least-squares fit on the observed rows of the current
-    basis and renormalises the sample (the masked DPCP of the UMC pipeline),
-    and for ``p < 2`` the masked DPCP is followed by
+    basis and renormalises the sample (the masked DPCP of the UMC pipeline).
+    With missing entries the weights are floored at the distance of the
+    ``k + 1``-th closest sample, ``k`` = :func:`_exact_fits` (a subspace can
+    pass through ``k`` samples exactly; without the floor their weights
+    decided the subspace), the iterations stop when the subspace moves by at
+    most ``_MOVE_TOL`` (the floored objective changes with the floor, so its
+    decrease is no stopping rule), and for ``p < 2`` they are followed by
     :func:`_noise_floor_refinement`.
 
     Returns
@@ -202,31 +207,56 @@ def _irls_subspace(X, M, r, p, max_iter, tol, progress=None):
     if M is None:
         return _irls_complete(X, r, p, max_iter, tol, progress=progress)
     w = np.ones(X.shape[0])
-    J_old = np.inf
-    n_iter = 0
+    k = _exact_fits(M, r)
+    U, moved, n_iter = None, np.inf, 0
     while n_iter < max_iter:
         n_iter += 1
-        U = _top_subspace(X, w, r)
+        U_new = _top_subspace(X, w, r)
+        if U is not None:
+            moved = _sin_largest_angle(U, U_new)
+        U = U_new
         C = _least_squares(U, np.where(M, X, 0.0), M)
         X = _unit_rows(np.where(M, X, C @ U.T))
         d = np.linalg.norm(X - (X @ U) @ U.T, axis=1)
-        J = np.sum(d**p)
-        w = 1.0 / np.maximum(d ** (2.0 - p), _DELTA)
-        delta_J = 1.0 - J / (J_old + 1e-9)
-        J_old = J
+        floor = np.partition(d, k)[k]
+        w = 1.0 / np.maximum(np.maximum(d, floor) ** (2.0 - p), _DELTA)
         if progress is not None:
-            progress.iteration(f"Stage I iteration {n_iter}: objective {J:.6g}")
-        if delta_J <= tol:
+            progress.iteration(
+                f"Stage I iteration {n_iter}: objective {np.sum(d**p):.6g}, "
+                f"weights floored at distance {floor:.3g}"
+            )
+        if moved <= _settled(floor):
             break
     if progress is not None:
-        why = "converged" if n_iter < max_iter or delta_J <= tol else "max_iter reached"
-        progress.iteration(
-            f"Stage I stopped after {n_iter} iteration(s), objective {J:.6g}: {why}", force=True
-        )
+        why = f"subspace moved by {moved:.2g}" if moved <= _settled(floor) else "max_iter reached"
+        progress.iteration(f"Stage I stopped after {n_iter} iteration(s): {why}", force=True)
     if p < 2.0:
         U, n_more = _noise_floor_refinement(X, M, U, r, p, max_iter, progress)
         n_iter += n_more
     return U, n_iter
+
+
+def _settled(scale):
+    """Largest move (sine) of the subspace at which the masked iterations stop.
+
+    ``_MOVE_TOL`` times the distance ``scale`` of the samples the weights are
+    floored at (capped at 1, floored at 1e-7): moves far below the noise do
+    not matter, but on noise-free data (``scale`` near 0) the refill of the
+    missing entries converges linearly and 1e-6 would leave them that far off.
+    """
+    return _MOVE_TOL * min(1.0, max(float(scale), 1e-7))
+
+
+def _exact_fits(M, r):
+    """How many samples a subspace can pass through exactly, ``ceil(r (m - r) / (q - r))``.
+
+    ``r (m - r)`` degrees of freedom, ``q - r`` equations per sample of ``q``
+    observed entries (``q`` the mean); ``r`` for complete samples. At most
+    ``n_samples - 1``.
+    """
+    n, m = M.shape
+    q = float(np.mean(M.sum(axis=1)))
+    return int(min(np.ceil(r * (m - r) / max(q - r, 1.0)), n - 1))
 
 
 def _noise_floor_refinement(X, M, U, r, p, max_iter, progress=None):
@@ -260,7 +290,7 @@ def _noise_floor_refinement(X, M, U, r, p, max_iter, progress=None):
         U_new = _top_subspace(X, 1.0 / np.maximum(d, s) ** (2.0 - p), r)
         moved = _sin_largest_angle(U, U_new)
         U = U_new
-        if moved <= _MOVE_TOL:
+        if moved <= _settled(s):
             break
     if progress is not None:
         progress.iteration(
