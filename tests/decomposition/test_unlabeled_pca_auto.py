@@ -7,6 +7,7 @@ import pytest
 
 from skpapers.datasets import make_permuted_subspace
 from skpapers.decomposition import UnlabeledPCA
+from skpapers.exceptions import FlaggingWarning
 from skpapers.metrics import principal_angle
 
 
@@ -54,7 +55,9 @@ def test_fully_shuffled_samples_with_missing_entries(seed):
     X, X_true, _, permuted = _shuffled_with_missing(seed, 0.3)
     X_hat = UnlabeledPCA(3, random_state=0).fit_restore(X)
     assert _restored(X_hat, X_true, permuted) >= 0.99
-    lsrf = UnlabeledPCA(3, stage2="lsrf").fit_restore(X)
+    # LSRF alone cannot restore dense permutations, and its kept restorations are reported
+    with pytest.warns(FlaggingWarning, match="fits neither most of their observed entries"):
+        lsrf = UnlabeledPCA(3, stage2="lsrf").fit_restore(X)
     assert _restored(lsrf, X_true, permuted) < 0.1
 
 
@@ -84,3 +87,15 @@ def test_half_the_entries_missing_floored_masked_stage1():
     X_hat = upca.fit_restore(X)
     assert principal_angle(upca.components_, components) < 1.0
     assert _restored(X_hat, X_true, permuted) >= 0.99
+
+
+def test_entries_missing_after_a_dense_permutation_are_reported():
+    # the generator masks after permuting: the observed values of a permuted sample
+    # are a subset of its values at unrelated positions, which no Stage II here
+    # models; the restorations kept (on their size) are not within 0.05 of the truth
+    X, X_true, _, permuted = make_permuted_subspace(
+        100, 50, 3, outlier_ratio=0.75, shuffled_ratio=1.0, missing_ratio=0.3, random_state=240
+    )
+    with pytest.warns(FlaggingWarning, match="fits neither most of their observed entries"):
+        X_hat = UnlabeledPCA(3, random_state=0).fit_restore(X)
+    assert _restored(X_hat, X_true, permuted) == 0.0

@@ -492,8 +492,16 @@ class UnlabeledPCA(
       which it does not always do at m = 50, r = 4-5 with 50% missing (the
       ``FlaggingWarning`` then reports samples far from the subspace).
       Stage II uses the observed entries only
-      and fills the missing ones from the subspace. ``"cop"`` needs complete
-      samples (its coherence scores use inner products of full samples) and
+      and fills the missing ones from the subspace. Its models are a sparse
+      permutation and a dense one among the observed entries; entries that go
+      missing after a dense permutation (as ``make_permuted_subspace`` with
+      ``missing_ratio > 0`` draws them) leave a subset of the sample's values
+      at unrelated positions, which neither describes, and a
+      ``FlaggingWarning`` says so when most kept restorations of incomplete
+      samples fit neither (fewer than 30% of the entries within
+      :attr:`lsrf_tol_`, sorted values beyond 3 times :attr:`clean_distance_`).
+      ``"cop"`` needs complete samples (its coherence scores use inner
+      products of full samples) and
       raises on NaN. The projected DPCP is only used without missing entries.
       Each sample needs at least ``n_components + 1`` observed entries.
 
