@@ -4,9 +4,12 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skpapers.datasets import make_permuted_subspace
 from skpapers.decomposition import UnlabeledPCA
+from skpapers.decomposition._unlabeled_pca.subspace import _exact_fits
 from skpapers.exceptions import FlaggingWarning
 from skpapers.metrics import principal_angle
 
@@ -99,3 +102,24 @@ def test_entries_missing_after_a_dense_permutation_are_reported():
     with pytest.warns(FlaggingWarning, match="fits neither most of their observed entries"):
         X_hat = UnlabeledPCA(3, random_state=0).fit_restore(X)
     assert _restored(X_hat, X_true, permuted) == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(3, 60), m=st.integers(4, 40), r=st.integers(1, 5),
+    observed=st.floats(0.2, 1.0), seed=st.integers(0, 2**31 - 1),
+)
+def test_exact_fits_bounds(n, m, r, observed, seed):
+    # the documented count of samples a subspace can pass through exactly,
+    # ceil(r (m - r) / (q - r)): r for complete samples, more as entries go
+    # missing, never all the samples
+    r = min(r, m - 2)
+    rng = np.random.default_rng(seed)
+    M = rng.random((n, m)) < observed
+    M[np.arange(n), rng.integers(0, m, n)] = True
+    k = _exact_fits(M, r)
+    assert min(r, n - 1) <= k <= n - 1
+    assert _exact_fits(np.ones((n, m), dtype=bool), r) == min(r, n - 1)
+    fewer = M & (rng.random((n, m)) < 0.7)
+    fewer[np.arange(n), np.argmax(M, axis=1)] = True
+    assert _exact_fits(fewer, r) >= k
