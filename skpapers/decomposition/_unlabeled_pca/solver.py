@@ -613,6 +613,15 @@ def _dense_helps(U, Y, M, C, clean_distance):
     return _sorted_error(U, Y, M, C) <= 3.0 * max(clean_distance, _EXACT_FIT) * norms
 
 
+def _noise_scale(res):
+    """Per sample, the sd of its noise from absolute residuals ``res`` (NaN: missing).
+
+    The lower quartile of ``|res|`` over that of ``|N(0, 1)|`` (0.3186): robust
+    to half of a sample's entries moved by its permutation.
+    """
+    return np.nanpercentile(res, 25, axis=1) / ndtri(0.625)
+
+
 def _restoration_helps(U, Y, M, C):
     """Whether each restoration ``C @ U.T`` of the samples ``Y`` clearly lowers their error.
 
@@ -651,7 +660,7 @@ def _restoration_helps(U, Y, M, C):
     if M is not None:
         res = np.where(M, res, np.nan)
     n_obs = res.shape[1] if M is None else M.sum(axis=1)
-    scale = np.nanpercentile(res, 25, axis=1) / ndtri(0.625)  # lower quartile of |N(0, 1)|
+    scale = _noise_scale(res)
     size = np.nansum(res**2, axis=1) > _HELPS**2 * n_obs * scale**2
     out = res > 3.0 * scale[:, None]  # False where missing (NaN)
     # sorted within each sample's outlying entries; the others sort last and drop
@@ -716,8 +725,8 @@ def _halves_agree(U, Y, M, C, solve):
     The same two restorations give a held-out size test: each entry is
     predicted by the restoration of the half it is not in, and the move must
     exceed ``_HELPS = 1.5`` times the error estimated from those predictions
-    as :func:`_restoration_helps` does from the residuals (lower quartile,
-    robust to half of the entries moved). Stage II chooses the entries it
+    (:func:`_noise_scale`, as :func:`_restoration_helps` does from the
+    residuals). Stage II chooses the entries it
     fits, so its residuals there understate its error when the subspace
     explains the sample poorly: on statsmodels' elnino at rank 3 (seed 604)
     the shuffled YEAR, a linear trend 0.92 from the subspace of the months,
@@ -740,8 +749,7 @@ def _halves_agree(U, Y, M, C, solve):
     enough = np.minimum(*(h.sum(axis=1) for h in halves)) >= r + 1
     # every entry predicted by the restoration of the half it is not in
     held = np.where(observed, np.abs(Y - np.where(first, C2 @ U.T, C1 @ U.T)), np.nan)
-    scale = np.nanpercentile(held, 25, axis=1) / ndtri(0.625)
-    size = moved**2 > _HELPS**2 * observed.sum(axis=1) * scale**2
+    size = moved**2 > _HELPS**2 * observed.sum(axis=1) * _noise_scale(held) ** 2
     return ((apart <= _HALVES * moved) & size) | ~enough
 
 

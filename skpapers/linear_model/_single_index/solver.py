@@ -507,10 +507,15 @@ def _on_point_masses(X, planes):
     of the rows on one value of ``x . u``: the filter dropped half of them,
     the fit explained the rest, and ``contamination_`` stayed at 0.14).
     """
+    return float(_on_planes(X, planes).mean()) if planes else 0.0
+
+
+def _on_planes(X, planes):
+    """Rows of X on any of the point masses' planes ``(a, b, h)``: ``|x . a - b| < h``."""
     on = np.zeros(X.shape[0], dtype=bool)
     for a, b, h in planes:
         on |= np.abs(X @ a - b) < h
-    return float(on.mean()) if planes else 0.0
+    return on
 
 
 _UNSEEN_TOL = 1e-3  # kept rows' variance, relative to the median, of a direction left out
@@ -741,8 +746,7 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(()
             squeezed, _ = squeeze_mask(Z, eps, rng, direction=v / np.linalg.norm(v),
                                        offset=(p - location) @ W64)
             screened |= squeezed
-        for a, b, h in planes:  # and its point masses
-            screened |= np.abs(X_w @ a - b) < h
+        screened |= _on_planes(X_w, planes)  # and its point masses
         if screened.any():
             clustered[np.flatnonzero(~clustered)[screened]] = True
             Z = compress_rows(Z, ~screened)  # Z = X_w @ W is ours: no copy
