@@ -1,11 +1,13 @@
 # Authors: The skpapers developers
 # SPDX-License-Identifier: BSD-3-Clause
-"""RobustSingleIndexRegressor: frequency weights, the trimmed R^2 scorer, link warnings."""
+"""RobustSingleIndexRegressor: integer and fractional weights, the trimmed R^2 scorer, links."""
 
 import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy.special import ndtr
 from sklearn.metrics import r2_score
@@ -13,6 +15,7 @@ from sklearn.model_selection import cross_val_score
 
 from skpapers.datasets import make_contaminated_sim
 from skpapers.linear_model import RobustSingleIndexRegressor
+from skpapers.linear_model._single_index.estimator import _weighted_rows
 from skpapers.metrics import trimmed_r2_score, trimmed_r2_scorer
 
 
@@ -38,18 +41,65 @@ def test_integer_weights_are_row_repetitions(seed):
     assert_array_equal(ones.coef_, plain.coef_)
 
 
-def test_fractional_and_degenerate_weights_are_refused():
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_fractional_weights_are_apportioned_rows():
+    X, y, truth, bad = make_contaminated_sim(
+        3000, 10, "tanh", 0.5, 0.1, "hijack", random_state=9710
+    )
+    plain = RobustSingleIndexRegressor("tanh", random_state=0).fit(X, y)
+    # weights below 1 on every row: one row each, the plain fit
+    halves = RobustSingleIndexRegressor("tanh", random_state=0).fit(
+        X, y, sample_weight=np.full(len(y), 0.37)
+    )
+    assert_array_equal(halves.coef_, plain.coef_)
+    # the hijacking rows weighted 0.01: the fit is that of the clean rows
+    weight = np.where(bad, 0.01, 1.0)
+    weighted = RobustSingleIndexRegressor("tanh", random_state=0).fit(X, y, sample_weight=weight)
+    clean = RobustSingleIndexRegressor("tanh", random_state=0).fit(X[~bad], y[~bad])
+    error = {
+        name: np.linalg.norm(est.coef_ - truth)
+        for name, est in [("plain", plain), ("weighted", weighted), ("clean", clean)]
+    }
+    assert error["plain"] > 1.5 * error["clean"]
+    assert error["weighted"] < 1.2 * error["clean"]
+    assert_array_equal(weight, np.where(bad, 0.01, 1.0))  # not modified
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.floats(0, 50, allow_subnormal=False), min_size=2, max_size=40),
+    st.booleans(),
+)
+def test_weighted_rows_counts_are_floor_or_ceil_of_shares(weights, integer):
+    weight = np.rint(weights) if integer else np.asarray(weights)
+    total, positive = weight.sum(), np.count_nonzero(weight)
+    rows = max(int(np.rint(total)), positive)
+    X = np.arange(len(weight), dtype=float)[:, None]
+    if rows < 2:
+        with pytest.raises(ValueError, match="fewer than 2 rows|at least one non-zero"):
+            _weighted_rows(X, X[:, 0], weight)
+        return
+    _, y = _weighted_rows(X, X[:, 0], weight)
+    counts = np.bincount(y.astype(np.intp), minlength=len(weight))
+    share = rows * weight / total
+    assert counts.sum() == rows
+    assert np.all(counts >= np.floor(share - 1e-9)) and np.all(counts <= np.ceil(share + 1e-9))
+    assert np.all(counts[weight == 0] == 0)
+    if integer:
+        assert_array_equal(counts, weight)
+
+
+def test_degenerate_weights_are_refused():
     X, y, _, _ = _data(43, n=100)
     weight = np.ones(100)
-    weight[7] = 0.5
-    with pytest.raises(ValueError, match=r"non-negative integers.*0\.5 at row 7"):
-        RobustSingleIndexRegressor().fit(X, y, sample_weight=weight)
     with pytest.raises(ValueError, match="Negative values"):
         RobustSingleIndexRegressor().fit(X, y, sample_weight=-weight)
     one = np.zeros(100)
-    one[3] = 1
+    one[3] = 1.2
     with pytest.raises(ValueError, match="fewer than 2 rows"):
         RobustSingleIndexRegressor().fit(X, y, sample_weight=one)
+    with pytest.raises(ValueError, match="finite"):
+        RobustSingleIndexRegressor().fit(X, y, sample_weight=np.full(100, 1e308))
 
 
 def test_trimmed_r2_known_values():

@@ -21,30 +21,35 @@ from skpapers.utils._sklearn import _fit_context
 __all__ = ["RobustSingleIndexRegressor"]
 
 
-def _repeat_rows(X, y, sample_weight):
-    """Rows of (X, y) repeated by their integer frequency weights."""
+def _weighted_rows(X, y, sample_weight):
+    """Rows of (X, y) repeated by their frequency weights.
+
+    The weights are apportioned to ``N = max(round(sum(w)), #{w > 0})`` rows by
+    systematic sampling: row ``i`` appears ``floor(S_i + 1/2) - floor(S_{i-1} + 1/2)``
+    times, where ``S_i`` is the sum of the first ``i`` weights scaled by
+    ``N / sum(w)``, so it appears ``floor`` or ``ceil`` of its share
+    ``N w_i / sum(w)`` and the counts add up to ``N``. Integer weights are their
+    own shares (``N = sum(w)``): each row is repeated exactly ``w_i`` times.
+    """
     weight = _check_sample_weight(
         sample_weight, X, dtype=np.float64, ensure_non_negative=True
     )
-    counts = np.rint(weight)
-    bad = np.flatnonzero(counts != weight)
-    if bad.size:
-        raise ValueError(
-            "sample_weight must hold non-negative integers (frequency weights: a "
-            f"weight k counts its row k times); got {float(weight[bad[0]])!r} at row "
-            f"{int(bad[0])}. Round the weights, or scale them to integers."
-        )
-    counts = counts.astype(np.intp)
-    total = int(counts.sum())
+    with np.errstate(over="ignore"):
+        total = float(weight.sum())
+    if not np.isfinite(total):
+        raise ValueError(f"sample_weight sums to {total}; the weights must have a finite sum.")
+    rows = max(int(np.rint(total)), int(np.count_nonzero(weight)))
     check_dense_budget(
-        total * X.shape[1], GENERATED_MAX_ENTRIES, f"the {total} x {X.shape[1]} repeated rows",
+        rows * X.shape[1], GENERATED_MAX_ENTRIES, f"the {rows} x {X.shape[1]} repeated rows",
         "Frequency weights are fitted by repeating rows: divide them by a common factor.",
     )
-    if total < 2:
+    if rows < 2:
         raise ValueError(
             "sample_weight leaves fewer than 2 rows (weights sum to "
-            f"{total}); at least 2 are needed."
+            f"{total:g} on {np.count_nonzero(weight)} rows); at least 2 are needed."
         )
+    shares = np.cumsum(weight) if rows == total else np.cumsum(weight) * (rows / total)
+    counts = np.diff(np.floor(shares + 0.5), prepend=0.0).astype(np.intp)
     return np.repeat(X, counts, axis=0), np.repeat(y, counts)
 
 
@@ -359,11 +364,13 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
             Responses.
         sample_weight : array-like of shape (n_samples,), default=None
-            Frequency weights: non-negative integers, a weight ``k`` counting
-            its row ``k`` times (0 leaves the row out). The fit is that on the
-            rows repeated by their weights. Fractional weights raise a
-            ``ValueError``: trimming counts rows, and a row's share of a trimmed
-            fraction has no meaning for a fraction of a row.
+            Frequency weights: a weight ``k`` counts its row ``k`` times (0
+            leaves the row out), and the fit is that on the rows repeated by
+            their weights, exactly for integer weights. Fractional weights are
+            apportioned to ``max(round(sum(weights)), number of positive
+            weights)`` rows, each row repeated the floor or the ceiling of its
+            share (systematic sampling in row order), since the filters and the
+            trimming count rows: a row of weight 0.3 appears once or not at all.
 
         Returns
         -------
@@ -374,7 +381,7 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
             self, X, y, y_numeric=True, dtype=[np.float64, np.float32], ensure_min_samples=2
         )
         if sample_weight is not None:
-            X, y = _repeat_rows(X, y, sample_weight)
+            X, y = _weighted_rows(X, y, sample_weight)
         coef, intercept, result = robust_single_index(X, y, **self.get_params())
         self.coef_ = coef
         self.intercept_ = intercept
