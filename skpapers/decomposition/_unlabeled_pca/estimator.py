@@ -186,7 +186,7 @@ class UnlabeledPCA(
         Number of Stage-I iterations (1 for ``"cop"`` and for ``"pca"`` without
         missing entries; on a subsample and then on all samples when there are
         many samples; with missing entries, those of the masked DPCP plus those
-        of its noise-floor refinement, see Notes).
+        of its noise-floor refinement and of the coherent restarts, see Notes).
     lsrf_tol_ : float or None
         The LSRF tolerance in use (``lsrf_tol`` resolved when it is ``"auto"``).
     n_features_in_ : int
@@ -489,8 +489,20 @@ class UnlabeledPCA(
       clean samples (recomputed each iteration), so that the clean samples
       weigh alike, as in a PCA of them. On that setting the subspace ends
       0.3-0.8 degrees off where the floored DPCP reaches the right basin,
-      which it does not always do at m = 50, r = 4-5 with 50% missing (the
-      ``FlaggingWarning`` then reports samples far from the subspace).
+      which it does not always do at m = 50, r = 4-5 with 50% missing: there
+      the refilled missing entries let the shuffled samples fit a wrong
+      subspace as closely as the clean ones fit the true one, and the DPCP
+      objective cannot tell them apart. (3) So when the first fit does not
+      pass near ``2k`` samples (its ``2k``-th distance above a tenth of the
+      median one), Stage I restarts from the samples most coherent with each
+      other (coherence pursuit, rescored six times against its own top set;
+      start sets of ``2k``, ``5k / 2`` and ``3k`` samples), fits them by the
+      masked DPCP, concentrates on the ``2k`` closest samples (least-trimmed-
+      squares steps) and refines as in (2). A restart replaces the first fit
+      only if its ``2k``-th distance is below half of the first fit's; of
+      those that do, the one with the most samples within twice the best
+      ``2k``-th distance is kept. The ``FlaggingWarning`` reports samples far
+      from the subspace where every start fails.
       Stage II uses the observed entries only
       and fills the missing ones from the subspace. Its models are a sparse
       permutation and a dense one among the observed entries; entries that go

@@ -22,6 +22,10 @@ _NARROW = 512  # products this narrow run their BLAS calls on one thread
 _CONTROLLER = []
 _UNEXPLAINED_MAX = 100  # most samples of the leave-one-out flagging rule (n fits of n x n)
 _UNEXPLAINED_FLAG = np.sqrt(0.5)  # more than half of the squared distance unexplained
+_COHERENCE_ROUNDS = 6  # rescoring rounds of the iterated coherence pursuit
+_COHERENT_MOVE_TOL = 1e-4  # the coherent restart's subspace has settled (sine)
+_COHERENT_STARTS = (2.0, 2.5, 3.0)  # start sets of the restart, in units of k
+_COHERENT_SKIP = 0.1  # no restart below this ratio of the 2k-th distance to the median
 _EXACT_FIT = 1e-6  # a distance (sine) this small: a sample the l_p fit passes through
 
 
@@ -233,7 +237,134 @@ def _irls_subspace(X, M, r, p, max_iter, tol, progress=None):
     if p < 2.0:
         U, n_more = _noise_floor_refinement(X, M, U, r, p, max_iter, progress)
         n_iter += n_more
+        U, n_more = _coherent_restart(X, M, U, r, p, k, max_iter, progress)
+        n_iter += n_more
     return U, n_iter
+
+
+def _refilled_distances(X, M, U):
+    """Distances of the unit rows to ``U`` once their missing entries are fitted on it."""
+    C = _least_squares(U, np.where(M, X, 0.0), M)
+    X = _unit_rows(np.where(M, X, C @ U.T))
+    return X, np.linalg.norm(X - (X @ U) @ U.T, axis=1)
+
+
+def _coherent_rows(X, M, size, rounds=_COHERENCE_ROUNDS):
+    """Return the ``size`` samples most coherent with each other (iterated coherence pursuit).
+
+    A sample's coherence with another is the square of their inner product (unit
+    rows, missing entries as 0). Samples of an ``r``-dimensional subspace are
+    coherent with each other (about ``1 / r``), samples whose entries are
+    shuffled are not (about ``1 / m``). Coherence pursuit scores a sample by its
+    coherence with all samples, most of which may be shuffled; each of the
+    ``rounds`` scores it again by its coherence with the current top ``size``
+    only (on the paper's dense setting with 50% missing, m = 50, r = 5, 30
+    clean samples of 300: 16-22 clean in the top 30 by the first score, 20-28
+    after six rounds).
+    """
+    Xz = _unit_rows(np.where(M, X, 0.0))
+    H = np.square(Xz @ Xz.T)
+    np.fill_diagonal(H, 0.0)
+    score = H.sum(axis=1)
+    for _ in range(rounds):
+        score = H[:, np.argsort(-score, kind="stable")[:size]].sum(axis=1)
+    return np.argsort(-score, kind="stable")[:size]
+
+
+def _concentrated_subspace(X, M, r, rows, size, k, max_iter):
+    """Masked DPCP of ``rows``, then concentration steps on the ``size`` closest samples.
+
+    First the subspace and the missing entries of every sample are fitted in
+    turn on ``rows`` alone, reweighted as the masked DPCP (``p = 1``, weights
+    floored at the distance of the ``k + 1``-th closest of ``rows``, ``k`` =
+    :func:`_exact_fits`), until the subspace settles; then each step refits them
+    on the ``size`` samples closest to the current subspace, with equal weights
+    (the C-steps of least trimmed squares), until that set is unchanged and the
+    subspace settles. ``X``: unit rows. Returns the basis and the iterations.
+    """
+    w = np.zeros(X.shape[0])
+    w[rows] = 1.0
+    X = _unit_rows(np.where(M, X, 0.0))
+    floor_at = min(k, rows.size - 1)
+    U, trimmed, n_iter = None, False, 0
+    while n_iter < max_iter:
+        n_iter += 1
+        U_new = _top_subspace(X, w, r)
+        moved = np.inf if U is None else _sin_largest_angle(U, U_new)
+        U = U_new
+        X, d = _refilled_distances(X, M, U)
+        closest = np.zeros_like(w)
+        closest[np.argpartition(d, size - 1)[:size]] = 1.0
+        settled = moved <= _COHERENT_MOVE_TOL
+        if trimmed and settled and np.array_equal(closest, w):
+            break
+        if settled or trimmed:
+            trimmed, w = True, closest
+        else:
+            floor = max(float(np.partition(d[rows], floor_at)[floor_at]), _DELTA)
+            w[rows] = 1.0 / np.maximum(d[rows], floor)
+    return U, n_iter
+
+
+def _coherent_restart(X, M, U, r, p, k, max_iter, progress=None):
+    """Restart the masked Stage I from the most coherent samples; keep it if it fits clearly more.
+
+    The masked DPCP can settle in a subspace far from the clean samples' (75-89
+    degrees on 7 of 8 seeds of the paper's dense setting with 50% missing at
+    m = 50, r = 5): refilled missing entries let shuffled samples fit a wrong
+    subspace as closely as the clean samples fit the true one, so its objective
+    does not tell them apart. The restart fits a subspace to the most coherent
+    samples (:func:`_coherent_rows`, ``k`` = :func:`_exact_fits`), concentrates
+    it on the ``2k`` closest (:func:`_concentrated_subspace`) and
+    refines it as the first (:func:`_noise_floor_refinement`). Every subspace
+    passes through ``k`` samples exactly, so the distance of the ``2k``-th
+    closest sample measures how many it fits beyond that: a restart replaces
+    ``U`` only if its ``2k``-th distance is below half of ``U``'s. Three start
+    sets are tried (``2k``, ``5k / 2`` and ``3k`` samples: a concentration can
+    stall, and which one does varies with rounding); of the restarts that
+    qualify, the one with the most samples within twice the best ``2k``-th
+    distance is kept (a subspace 5 degrees off can pass as close to ``2k``
+    samples as the true one, but not to all the clean ones). With fewer
+    than ``2k`` samples near either subspace both distances are those of
+    shuffled samples, and ``U`` stays. No restart when the ``2k``-th distance
+    is below a tenth of the median one (the first fit passes near ``2k``
+    samples, far closer than near the typical one: on the same setting, 0.006
+    against 0.7 where it found the subspace, 0.2-0.3 against 0.66 where it did
+    not). Samples are read on at most
+    ``_SUBSAMPLE_MIN`` rows (seed 0) for the coherence and the concentration.
+    """
+    n = X.shape[0]
+    size = 2 * k
+    if size >= min(n, _SUBSAMPLE_MIN) - 1 or max_iter < 1:
+        return U, 0
+    d = _refilled_distances(X, M, U)[1]
+    before = np.partition(d, size - 1)[size - 1]
+    if before <= _COHERENT_SKIP * np.median(d):
+        return U, 0  # 2k samples far closer than the typical one: a fit of the clean ones
+    rows = np.arange(n)
+    if n > _SUBSAMPLE_MIN:
+        rows = np.sort(np.random.default_rng(0).choice(n, _SUBSAMPLE_MIN, replace=False))
+    candidates, n_iter = [], 0
+    for margin in _COHERENT_STARTS:
+        start = _coherent_rows(X[rows], M[rows], min(int(margin * k), rows.size - 1))
+        V, n_more = _concentrated_subspace(X[rows], M[rows], r, start, size, k, max_iter)
+        V, n_refine = _noise_floor_refinement(X, M, V, r, p, max_iter)
+        n_iter += n_more + n_refine
+        d = _refilled_distances(X, M, V)[1]
+        if np.partition(d, size - 1)[size - 1] < 0.5 * before:
+            candidates.append((V, d))
+    if candidates:  # the one that fits the most samples at the best 2k-th distance
+        level = 2.0 * min(np.partition(d, size - 1)[size - 1] for _, d in candidates)
+        V, d = max(candidates, key=lambda c: np.count_nonzero(c[1] <= level))
+    if progress is not None:
+        progress.iteration(
+            "Stage I restart from the most coherent samples: "
+            + (f"kept, {np.count_nonzero(d <= level)} samples within {level:.3g}"
+               if candidates else "first fit kept")
+            + f" (its {size}-th closest sample at {before:.3g})",
+            force=True,
+        )
+    return (V if candidates else U), n_iter
 
 
 def _settled(scale):
