@@ -771,8 +771,8 @@ class UnlabeledPCA(
     def _restore(self, X, flags=None):
         X_in = X
         X = self._check_X(X)
-        C, selected, M = self._coefficients(X, flags)
-        out = restored(X, C, selected, M, self._basis()).astype(X.dtype, copy=False)
+        C, replaced, M = self._coefficients(X, flags)
+        out = restored(X, C, replaced, M, self._basis()).astype(X.dtype, copy=False)
         return self._wrap_restored(out, X_in)
 
     def _wrap_restored(self, out, X_in):
