@@ -525,12 +525,14 @@ def _coefficients(
         )  # fmt: skip
         C_sel = solve(U, Y_sel, M_sel, "lsrf" if stage2 == "auto" else stage2)
         dense = np.full(rows.size, stage2 == "hard_em")
-        if stage2 == "auto":  # hard EM for samples about as far as a random direction
-            # (0.9 x its floor) whose LSRF restoration misses the noise level in its
-            # sorted values; closer ones are partly permuted or poorly explained
-            far = distances(Y_sel, M_sel, C[rows], U) >= 0.9 * _random_direction(
-                U.shape[1], Y.shape[1] if M_sel is None else M_sel.sum(axis=1)
-            )
+        # samples about as far from the subspace as a random direction (0.9 x its
+        # floor): densely permuted ones; closer ones are partly permuted or poorly
+        # explained
+        far = distances(Y_sel, M_sel, C[rows], U) >= 0.9 * _random_direction(
+            U.shape[1], Y.shape[1] if M_sel is None else M_sel.sum(axis=1)
+        )
+        if stage2 == "auto":  # hard EM for the far samples whose LSRF restoration
+            # misses the noise level in its sorted values
             dense = far & ~_dense_helps(U, Y_sel, M_sel, C_sel, clean_distance)
             dense &= clean_distance is not None and clean_distance <= _SHAPE_FROM
             if dense.any():
@@ -561,7 +563,7 @@ def _coefficients(
                 _check_incomplete_fits(
                     U, Y_sel[helps], M_sel[helps], C_sel[helps], lsrf_tol, clean_distance
                 )
-            rows, C_sel, dense = rows[helps], C_sel[helps], dense[helps]
+            rows, C_sel, dense, far = rows[helps], C_sel[helps], dense[helps], far[helps]
             selected = np.zeros(len(Y), dtype=bool)
             selected[rows] = True
         C[rows] = C_sel
@@ -572,7 +574,7 @@ def _coefficients(
         clean_distance is None or clean_distance > _HALVES_FROM
     ):  # not close to rank r: the entries the restoration finds moved, not the sample
         moved = _moved_entries(U, Y[rows], None if M is None else M[rows], C[rows])
-        moved[dense] = True  # a dense permutation: every entry may have moved
+        moved[dense | far] = True  # a dense permutation: every entry may have moved
         replaced[rows] = moved
         entries = f" ({int(replaced.sum())} entries)"
     label = stage2
