@@ -1044,7 +1044,9 @@ def unlabeled_pca(
         Orthonormal basis (rows) of the subspace (its directions with
         ``fit_mean=True``; ``result.mean`` is its point).
     X_restored : ndarray of shape (n_samples, n_features) or None
-        ``X`` with the flagged samples restored and missing entries filled.
+        ``X`` with the flagged samples restored and missing entries filled
+        (with ``restore_samples="checked"`` on data not close to rank
+        ``n_components``, only the entries a restoration finds moved).
     result : UnlabeledPCAResult
         Distances, threshold, flagged samples and the rule that flagged them,
         iterations, LSRF tolerance.
