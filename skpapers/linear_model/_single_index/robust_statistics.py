@@ -14,8 +14,10 @@ from scipy.linalg import eigh
 from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
 from scipy.special import ndtr
-from scipy.stats import chi2, norm, trim_mean
+from scipy.stats import chi2, trim_mean
 from sklearn.covariance import MinCovDet
+
+from skpapers.utils._links import _phi  # scipy's norm.pdf without its overhead
 
 _MAD_TO_SD = 1.4826
 _MEAN_AD_TO_SD = 1.2533  # sd / E|x - med| of a Gaussian
@@ -30,8 +32,10 @@ def trimmed_mse(r, eps):
     m = sq.shape[0]
     k = min(max(int(np.ceil((1.0 - eps) * m)), 1), m)
     if k < m:
-        sq = np.partition(sq, k - 1, axis=0)[:k]
+        sq.partition(k - 1, axis=0)  # in place: sq is ours
+        sq = sq[:k]
     return np.mean(sq, axis=0)
+
 
 
 def _inv_sqrt(S):
@@ -125,17 +129,19 @@ def _central_rows(dist, eps, min_rows):
     return np.argsort(np.abs(dist - np.median(dist)), kind="stable")[:min_rows]
 
 
-def _trimmed_scatter(X, eps, n_steps=4, ogk=True):
+def _trimmed_scatter(X, eps, n_steps=4, ogk=True, med_mad=None):
     """Two-sided trimmed C-steps from the coordinatewise median/MAD start, then OGK."""
-    med, mad = _median_mad(X)
+    med, mad = _median_mad(X) if med_mad is None else med_mad
     z0 = X - med
     z0 /= mad
     d = X.shape[1]
     dist = np.einsum("ij,ij->i", z0, z0)
-    for _ in range(n_steps):
+    for step in range(n_steps):
         sub = z0[_central_rows(dist, eps, d + 2)] if eps > 0 else z0
         m = sub.mean(axis=0)
         S = np.atleast_2d(np.cov(sub, rowvar=False, bias=False))
+        if ogk and step == n_steps - 1:  # OGK whitens from m and S itself
+            break
         root = _inv_sqrt(S)
         zc = z0 @ root
         zc -= m @ root
@@ -150,7 +156,7 @@ def _trimmed_scatter(X, eps, n_steps=4, ogk=True):
     return med + mad * m, root / mad[:, None], zc
 
 
-def robust_whitening(X, method, eps, random_state):
+def robust_whitening(X, method, eps, random_state, med_mad=None):
     """Robust location mu and whitening W with Z = (X - mu) @ W.
 
     Parameters
@@ -163,6 +169,9 @@ def robust_whitening(X, method, eps, random_state):
         Contamination (trimmed fraction).
     random_state : RandomState
         Used by "mcd".
+    med_mad : tuple of two ndarrays of shape (n_features,) or None
+        ``_median_mad(X)`` when the caller has it already (it is not
+        computed again).
 
     Returns
     -------
@@ -173,15 +182,17 @@ def robust_whitening(X, method, eps, random_state):
     n, d = X.shape
     if method is None:
         return np.zeros(d, dtype=X.dtype), np.eye(d, dtype=X.dtype), X
+    if med_mad is None:
+        med_mad = _median_mad(X)
     if method == "diag":
-        med, mad = _median_mad(X)
+        med, mad = med_mad
         return med, np.diag(1.0 / mad).astype(X.dtype), ((X - med) / mad).astype(X.dtype)
     if method == "trimmed":
-        location, W, Z = _trimmed_scatter(X, eps, ogk=eps > 0)
+        location, W, Z = _trimmed_scatter(X, eps, ogk=eps > 0, med_mad=med_mad)
     else:  # "mcd", on coordinates standardised by median and MAD: MCD is affine
         # equivariant, and its absolute thresholds (a covariance "equal to 0")
         # then no longer depend on the units of X
-        med, mad = _median_mad(X)
+        med, mad = med_mad
         U = (X - med) / mad
         mcd = MinCovDet(support_fraction=1.0 - eps, random_state=random_state).fit(U)
         location = med + mad * mcd.location_
@@ -224,7 +235,11 @@ def duplicate_mask(X, rng, n_proj=3, resolution=1e-3, min_size=None):
     key = np.zeros(n, dtype=np.int64)
     for j in range(n_proj):
         key = key * np.int64(1_000_003) + cells[:, j].astype(np.int64)
-    ordered = np.sort(key)  # the sizes of the bins first: usually none is big
+    # the bins' sizes first, usually none is big: a bin lies in one bucket of the key's
+    # last 16 bits, so that no bucket of min_size rows means no bin of that size
+    if np.bincount((key & 0xFFFF).astype(np.intp), minlength=1 << 16).max() < min_size:
+        return drop
+    ordered = np.sort(key)
     edges = np.flatnonzero(ordered[1:] != ordered[:-1]) + 1
     if np.diff(edges, prepend=0, append=n).max() < min_size:
         return drop
@@ -292,7 +307,7 @@ def _shell_weights(Z, eps, cut=3.5, centred=False):
         diff = Z - np.median(Z, axis=0)
         dist = np.einsum("ij,ij->i", diff, diff)
     med = np.median(dist)
-    scale = _MAD_TO_SD * np.median(np.abs(dist - med))
+    scale = _MAD_TO_SD * np.median(np.abs(dist - med), overwrite_input=True)
     w = np.ones(n)
     if not scale > 0:
         return w
@@ -351,7 +366,7 @@ def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=N
     med_law = chi2.ppf(0.5, d - 1)
     cut = chi2.ppf(alpha, d - 1) / med_law
     for _ in range(2):
-        scale = np.median(r2[~drop])
+        scale = np.median(r2[~drop], overwrite_input=True)
         if not scale > 0:
             return np.zeros(n, dtype=bool), v
         drop = r2 < cut * scale
@@ -403,20 +418,29 @@ def _kurtosis_directions(Z, n_iter=8, max_rows=40_000):
     """
     if Z.shape[0] > max_rows:
         Z = Z[np.linspace(0, Z.shape[0] - 1, max_rows).astype(np.intp)]
-    n = Z.shape[0]
+    n, d = Z.shape
     evals, evecs = eigh(np.cov(Z, rowvar=False))
     root = evecs / np.sqrt(np.maximum(evals, 1e-12 * evals.max()))
     Zw = ((Z - Z.mean(axis=0)) @ root).astype(np.float32)
+    # the columns of all start bases iterate side by side (each column's fixed point
+    # is computed alone: the same numbers as one basis at a time, in fewer products)
+    B = np.hstack(_start_bases(Zw)).astype(np.float32)
+    P = np.empty((n, B.shape[1]), dtype=np.float32)
+    cube = np.empty_like(P)
+    for _ in range(n_iter):
+        np.matmul(Zw, B, out=P)
+        np.multiply(P, P, out=cube)
+        cube *= P
+        B = Zw.T @ cube / n - 3.0 * B
+        B /= np.linalg.norm(B, axis=0)
+    np.matmul(Zw, B, out=P)
+    np.square(P, out=P)
+    P *= P
+    kurtosis = np.mean(P, axis=0)
     lowest, highest = (np.inf, None), (-np.inf, None)
-    for B in _start_bases(Zw):
-        B = B.astype(np.float32)
-        for _ in range(n_iter):
-            P = Zw @ B
-            B = Zw.T @ (P * P * P) / n - 3.0 * B
-            B /= np.linalg.norm(B, axis=0)
-        P = np.square(Zw @ B)
-        kurtosis = np.mean(P * P, axis=0)
-        j, k = np.argmin(kurtosis), np.argmax(kurtosis)
+    for start in range(0, B.shape[1], d):  # basis by basis: the first one wins a tie
+        j, k = start + np.argmin(kurtosis[start : start + d]), start + np.argmax(
+            kurtosis[start : start + d])
         if kurtosis[j] < lowest[0]:
             lowest = (kurtosis[j], B[:, j])
         if kurtosis[k] > highest[0]:
@@ -456,7 +480,7 @@ def _excess_centre(p, c, h, med, sd):
     if not excess > 0:
         return c, 0.0
     lo, hi = (c - h - med) / sd, (c + h - med) / sd
-    background_sum = med * background + p.size * sd * (norm.pdf(lo) - norm.pdf(hi))
+    background_sum = med * background + p.size * sd * (_phi(lo) - _phi(hi))
     return float(np.clip((p[rows].sum() - background_sum) / excess, c - h, c + h)), excess
 
 
@@ -475,10 +499,10 @@ def _refine_hyperplane(Z, v, c, widths=_SPIKE_REFINE, inner=3, max_gain=5.0):
     sd of the projections), at most ``inner`` steps each.
     """
     n, d = Z.shape
+    p = Z @ v  # the projections on v and their robust scale, kept while v is
+    med, sd, _ = _sampled_median_sd(p)
     for width in widths:
         for _ in range(inner):
-            p = Z @ v
-            med, sd, _ = _sampled_median_sd(p)
             h = width * sd
             rows = np.abs(p - c) < h
             count = int(rows.sum())
@@ -486,17 +510,19 @@ def _refine_hyperplane(Z, v, c, widths=_SPIKE_REFINE, inner=3, max_gain=5.0):
                 return v, c
             c, excess = _excess_centre(p, c, h, med, sd)
             gain = min(count / excess, max_gain) if excess > 0 else max_gain
-            Zs = Z[rows]
-            design = np.column_stack([Zs - np.outer(Zs @ v, v), np.ones(count)])
+            design = np.empty((count, d + 1))
+            Zs = np.compress(rows, Z, axis=0)
+            np.subtract(Zs, np.outer(Zs @ v, v), out=design[:, :d])
+            design[:, d] = 1.0
             step = np.linalg.lstsq(design, c - p[rows], rcond=None)[0][:d]
             step = gain * (step - (step @ v) * v)
             for fraction in (1.0, 0.5, 0.25):
                 trial = (v + fraction * step) / np.linalg.norm(v + fraction * step)
                 p_trial = Z @ trial
-                med, sd, _ = _sampled_median_sd(p_trial)
-                c_trial, excess_trial = _excess_centre(p_trial, c, h, med, sd)
+                med_trial, sd_trial, _ = _sampled_median_sd(p_trial)
+                c_trial, excess_trial = _excess_centre(p_trial, c, h, med_trial, sd_trial)
                 if excess_trial > excess:
-                    v, c = trial, c_trial
+                    v, c, p, med, sd = trial, c_trial, p_trial, med_trial, sd_trial
                     break
             else:
                 break
@@ -539,7 +565,7 @@ def _spike_window(p, c, n_features, min_mass=0.01, ratio=10.0, tests=_SPIKE_TEST
     return found
 
 
-def lattice_loadings(X, W, max_rows=20_000):
+def lattice_loadings(X, W, max_rows=20_000, med_mad=None):
     """Map from a direction of the whitened rows to its loadings on X's discrete columns.
 
     Returns ``(L, discrete)``: ``L = W * sd[:, None]`` with ``sd`` the columns'
@@ -547,11 +573,15 @@ def lattice_loadings(X, W, max_rows=20_000):
     ``z . v`` that column j carries, and ``discrete`` marks the columns with
     fewer distinct values than half the rows (counted on a systematic sample
     of about ``max_rows`` rows). Integer or rounded features put the rows on
-    a lattice, whose planes hold point masses of their own.
+    a lattice, whose planes hold point masses of their own. ``med_mad``, when
+    given, is ``_median_mad(X)`` (used when the sample is all of X).
     """
-    sample = X[:: max(1, X.shape[0] // max_rows)]
-    distinct = np.array([np.unique(column).size for column in sample.T])
-    return W * _median_mad(sample)[1][:, None], distinct < 0.5 * sample.shape[0]
+    step = max(1, X.shape[0] // max_rows)
+    sample = X[::step]
+    # (on a copy with one column per row: a column of X is strided)
+    distinct = np.array([np.unique(column).size for column in np.array(sample.T, order="C")])
+    sd = (med_mad if med_mad is not None and step == 1 else _median_mad(sample))[1]
+    return W * sd[:, None], distinct < 0.5 * sample.shape[0]
 
 
 def point_mass_mask(Z, eps, lattice=None, probe=None, min_rows_per_feature=20):
@@ -661,7 +691,8 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
             v = u / nu
         tau = Z @ v - m @ v
         lam = (w @ np.square(tau)) / sw
-        unit = _sampled_median_sd(tau[w > 0.5])[1] ** 2
+        scale = _sampled_median_sd(tau[w > 0.5])  # of this tau and w: kept for the tail cut
+        unit = scale[1] ** 2
         if lam <= threshold * unit:
             break
         score = np.square(tau) * (np.abs(tau) > _LARGE * np.sqrt(unit))
@@ -671,9 +702,9 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
         w_new = w * (1.0 - score / smax)
         if n - w_new.sum() > budget:
             break
-        w = w_new
+        w, scale = w_new, None
     state["v"] = v
-    return _tail_cut(tau, w > 0.5, int(budget - (n - w.sum())))
+    return _tail_cut(tau, w > 0.5, int(budget - (n - w.sum())), scale=scale)
 
 
 def _sampled_median_sd(values):
@@ -689,7 +720,7 @@ def _sampled_median_sd(values):
 
 
 def _tail_cut(tau, keep, budget, tests=((2.0, _LARGE), (2.5, _LARGE), (_LARGE, np.inf)),
-              cut=1.5, z=(4.0, 4.0, 6.0)):
+              cut=1.5, z=(4.0, 4.0, 6.0), scale=None):
     """Drop the kept rows far along the filter's direction when its tail is too heavy.
 
     Outliers spread along a direction ``v`` with a wide law (a fifth of the rows
@@ -709,7 +740,8 @@ def _tail_cut(tau, keep, budget, tests=((2.0, _LARGE), (2.5, _LARGE), (_LARGE, n
     ``cut`` robust sd along ``v`` are dropped (the most extreme first, at most
     ``budget``). Selecting rows by their covariates does not bias the fit of a
     correctly specified regression; the cut costs 13 % of the Gaussian rows,
-    all of them far along one direction. ``tau`` holds the projections on ``v``.
+    all of them far along one direction. ``tau`` holds the projections on ``v``;
+    ``scale``, when given, is ``_sampled_median_sd(tau[keep])`` (not computed again).
 
     Returns
     -------
@@ -718,15 +750,15 @@ def _tail_cut(tau, keep, budget, tests=((2.0, _LARGE), (2.5, _LARGE), (_LARGE, n
     m = int(np.count_nonzero(keep))
     if m == 0 or budget <= 0:
         return keep
-    med, sd, rows = _sampled_median_sd(tau[keep])
+    med, sd, rows = _sampled_median_sd(tau[keep]) if scale is None else scale
     dev = np.abs(tau - med)
     lo, hi = np.asarray(tests, dtype=float).T
-    p = 2.0 * (norm.cdf(hi) - norm.cdf(lo))
+    p = 2.0 * (ndtr(hi) - ndtr(lo))
     band = dev[keep][:, None] / sd
     excess = np.count_nonzero((band > lo) & (band <= hi), axis=0) - m * p
     # the MAD of Gaussian values has relative variance 1.36 / (rows it is taken on)
     upper = np.minimum(hi, 40.0)  # the density term of an open band is 0
-    slope = 2.0 * (lo * norm.pdf(lo) - upper * norm.pdf(upper))
+    slope = 2.0 * (lo * _phi(lo) - upper * _phi(upper))
     var = m * p * (1.0 - p) + m * m / rows * 1.36 * np.square(slope)
     if np.all(excess <= np.asarray(z) * np.sqrt(var)):
         return keep
@@ -802,7 +834,7 @@ def extreme_eigenpairs(matvec, d, dtype, rng, k=1):
 
 def huber_clip(r):
     """Clip residuals at 1.345 * 1.4826 * MAD(r) (no-op when MAD = 0)."""
-    k = _HUBER_K * _MAD_TO_SD * np.median(np.abs(r - np.median(r)))
+    k = _HUBER_K * _MAD_TO_SD * np.median(np.abs(r - np.median(r)), overwrite_input=True)
     if not k > 0:
         return r
     return np.clip(r, -k, k)
@@ -842,10 +874,11 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
             v = rng.standard_normal(dim)
         v /= np.linalg.norm(v)
         steps = n_power[0]
-    w = np.ones(m)
+    w, total = np.ones(m), None
     for _ in range(n_rounds):
         sw = w.sum()
-        mu = A(_gt_times(Z, c, w, with_one) / sw)
+        total = _gt_times(Z, c, w, with_one)  # the weighted sum, returned if w stays
+        mu = A(total / sw)
         for _ in range(steps):
             gv = _g_times(Z, c, A(v), with_one)
             u = A(_gt_times(Z, c, w * gv, with_one)) / sw - mu * (mu @ v)
@@ -860,8 +893,9 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
                 break
         tau[w == 0] = -np.inf
         w[np.argpartition(tau, m - k)[m - k :]] = 0.0
+        total = None
     state["v"] = v
-    return _gt_times(Z, c, w, with_one) / w.sum()
+    return (_gt_times(Z, c, w, with_one) if total is None else total) / w.sum()
 
 
 def _trimmed_coordinate_mean(Z, c, eps, with_one, block=16):

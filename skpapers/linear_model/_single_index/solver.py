@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_random_state
 
 from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
 from skpapers.linear_model._single_index.robust_statistics import (
+    _median_mad,
     compress_rows,
     covariate_filter,
     duplicate_mask,
@@ -242,7 +243,7 @@ def _gradient_whitener(link, theta, b, psi2):
 def _robust_gd(
     Z, y, theta, b, link, *, eps, aggregator, learning_rate, max_iter, tol, fit_intercept,
     location_z, rng, verbose, patience=10, warn=True, clip=None, label="gradient descent",
-    skip=None, newton=False,
+    skip=None, newton=False, start=None,
 ):
     """Robust gradient descent on the trimmed squared loss (section 5.4).
 
@@ -258,7 +259,11 @@ def _robust_gd(
     Hessian eigenvalues 0.07 to 0.73), so that 20 steps stopped well before
     the minimum.
 
-    Returns the iterate with the lowest trimmed loss and the number of iterations.
+    ``start``, when given, is ``(Z @ theta + b, y - f(Z @ theta + b))`` (not
+    computed again).
+
+    Returns the iterate with the lowest trimmed loss, the number of iterations
+    and, at that iterate, the index ``Z @ theta + b`` and the residuals.
     """
     d = Z.shape[1]
     f, df = link.f, link.df
@@ -275,10 +280,14 @@ def _robust_gd(
             if skip is not None:
                 loss[a > skip] = 2.0 * clip * skip - clip * clip
             return np.mean(loss)
-    s = Z @ theta + b
-    residual = y - f(s)  # at the current iterate, reused by the next gradient
+    if start is None:
+        s = Z @ theta + b
+        residual = y - f(s)  # at the current iterate, reused by the next gradient
+    else:
+        s, residual = start
     loss = float(objective(residual))
     best = (loss, theta, b)
+    best_fit = (s, residual)  # never written to: kept by reference
     since_best, shrink, base, n_iter = 0, 1.0, None, 0
     newton_steps = (newton and clip is not None and fit_intercept
                     and isinstance(learning_rate, str) and learning_rate == "auto")
@@ -340,7 +349,7 @@ def _robust_gd(
         theta, b, s, residual, n_iter = theta_new, b_new, s_new, residual_new, it + 1
         improving = loss_new < best[0] * (1.0 - tol)
         if loss_new < best[0]:
-            best = (loss_new, theta, b)
+            best, best_fit = (loss_new, theta, b), (s, residual)
         since_best = 0 if improving else since_best + 1
         loss = loss_new
         verbose.iteration(f"iteration {n_iter}: trimmed MSE {loss:.6g}, step {step:.3g}")
@@ -360,7 +369,7 @@ def _robust_gd(
             ConvergenceWarning,
             stacklevel=4,
         )
-    return best[1], float(best[2]), n_iter
+    return best[1], float(best[2]), n_iter, best_fit
 
 
 _SQUEEZE_ROUNDS = 2
@@ -369,7 +378,7 @@ _REFIT = {"rounds": 2, "cut": 2.0, "iters": 20, "guard_tol": 1.02, "huber_object
 
 def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning_rate, tol,
                     rng, verbose, rounds=None, guard_eps=None, overwrite=False,
-                    skipped=False):
+                    skipped=False, start=None):
     """Reweighting step: keep the rows whose residual is within ``cut`` robust sd, refit.
 
     With ``skipped``, the rows are not chosen once per round at the start: each
@@ -390,20 +399,26 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
     (:func:`compress_rows`) instead of copying them, and ``Z`` is garbage
     afterwards: at a million rows the copy costs more than the refit's steps.
 
+    ``start``, when given, is ``(Z @ theta + b, y - f(Z @ theta + b))`` (not
+    computed again).
+
     Returns the refitted ``(theta, b)``, the iterations run, the kept-row mask
     and the residuals of all rows of ``Z`` at the returned fit.
     """
     keep = np.ones(y.shape[0], dtype=bool)
     n_iter = 0
     f = link.f
-    r = y - f(Z @ theta + b)
+    if start is None:
+        s = Z @ theta + b
+        start = (s, y - f(s))
+    r = start[1]
     loss, tolerance = None, _REFIT["guard_tol"]
     if guard_eps is not None:
         loss, se = _trimmed_mse_and_se(r, guard_eps)
         tolerance = max(tolerance, 1.0 + 2.0 * se)
     rounds = _REFIT["rounds"] if rounds is None else rounds
     for round_ in range(rounds):
-        scale = 1.4826 * np.median(np.abs(r))
+        scale = 1.4826 * np.median(np.abs(r), overwrite_input=True)
         if not scale > 0:
             break
         new_keep = np.abs(r) <= _REFIT["cut"] * scale
@@ -417,16 +432,17 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
             Z_fit, y_fit = compress_rows(Z, new_keep), y[new_keep]
         else:
             Z_fit, y_fit = Z[new_keep], y[new_keep]
-        theta_new, b_new, it = _robust_gd(
+        theta_new, b_new, it, fit_new = _robust_gd(
             Z_fit, y_fit, theta, b, link, eps=0.0, aggregator="huber",
             clip=1.345 * scale, learning_rate=learning_rate, max_iter=_REFIT["iters"], tol=tol,
             fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
             warn=False, label=f"residual refit on {y_fit.shape[0]} rows",
             skip=_REFIT["cut"] * scale if skipped else None, newton=skipped,
+            start=start if skipped else None,  # all rows: the fit's own index and residuals
         )
         n_iter += it
         if skipped:
-            r_new = y - f(Z @ theta_new + b_new)
+            r_new = fit_new[1]  # y - f(Z @ theta_new + b_new)
             new_keep = np.abs(r_new) <= _REFIT["cut"] * scale
         elif last:
             s = np.empty(y.shape[0])
@@ -445,6 +461,7 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
                 break
             loss = loss_new
         theta, b, keep, r = theta_new, b_new, new_keep, r_new
+        start = fit_new if skipped else None
     return theta, b, n_iter, keep, r
 
 
@@ -479,7 +496,7 @@ def _rows_explained(Z, y, theta, b, link, cut=3.0):
 
 def _count_explained(r, cut=3.0):
     """Residuals ``r`` within ``cut`` robust sd (all of them when the MAD is 0)."""
-    scale = 1.4826 * np.median(np.abs(r))
+    scale = 1.4826 * np.median(np.abs(r), overwrite_input=True)
     if not scale > 0:
         return int(r.shape[0])
     return int(np.count_nonzero(np.abs(r) <= cut * scale))
@@ -710,7 +727,10 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(()
     clustered = duplicate_mask(X, rng) if eps > 0 else np.zeros(n, dtype=bool)
     X_w = X[~clustered] if clustered.any() else X
     if location is None:
-        location, W, Z = robust_whitening(X_w, whiten, eps, rng)
+        # the median and MAD of the columns of X_w: the start of the whitening, and the
+        # scales of lattice_loadings (None once X_w has changed without a new whitening)
+        scales = None if whiten is None else _median_mad(X_w)
+        location, W, Z = robust_whitening(X_w, whiten, eps, rng, med_mad=scales)
         if whiten in ("trimmed", "mcd"):
             lines = []
             for _ in range(_SQUEEZE_ROUNDS):
@@ -720,14 +740,17 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(()
                 clustered[np.flatnonzero(~clustered)[squeezed]] = True
                 X_w = X[~clustered]
                 if squeezed.sum() <= 0.005 * n:  # the clean tail only: no second whitening
-                    Z = Z[~squeezed]
+                    Z, scales = Z[~squeezed], None
                     break
                 # the line z = t v as x = location + t e (Z = (X - location) @ W)
                 e = np.linalg.solve(np.asarray(W, dtype=np.float64).T, direction)
                 lines.append((np.asarray(location, dtype=np.float64), e))
-                location, W, Z = robust_whitening(X_w, whiten, eps, rng)
+                scales = _median_mad(X_w)
+                location, W, Z = robust_whitening(X_w, whiten, eps, rng, med_mad=scales)
             probe_z = None if probe is None else (probe - location) @ W
-            massed, planes = point_mass_mask(Z, eps, lattice_loadings(X_w, W), probe=probe_z)
+            massed, planes = point_mass_mask(
+                Z, eps, lattice_loadings(X_w, W, med_mad=scales), probe=probe_z
+            )
             if massed.any():
                 clustered[np.flatnonzero(~clustered)[massed]] = True
                 X_w = X[~clustered]
@@ -827,11 +850,22 @@ def _discrete_columns(X, sample_rows=20_000):
     discrete by these rules. Read on a systematic sample of about
     ``sample_rows`` rows. Returns the column indices.
     """
-    sample = X[:: max(1, X.shape[0] // sample_rows)]
+    # one column per row: each column contiguous (a column of X is strided)
+    sample = np.array(X[:: max(1, X.shape[0] // sample_rows)].T, order="C")
+    m = sample.shape[1]
+    # A value on more than 0.3 m rows fills more than 0.3 m consecutive places of the
+    # sorted column, so it is one of the order statistics at m/4, m/2 and 3m/4: a
+    # column with more levels than the limit among its first rows, and none of these
+    # three values on more than 0.3 m rows, is continuous by both rules without a sort
+    places = [m // 4, m // 2, (3 * m) // 4]
     found = []
-    for j in range(X.shape[1]):
-        _, counts = np.unique(sample[:, j], return_counts=True)
-        if counts.size <= _DISCRETE_LEVELS or counts.max() > _MODE_SHARE * sample.shape[0]:
+    for j, column in enumerate(sample):
+        if m >= 100 and np.unique(column[:64]).size > _DISCRETE_LEVELS:
+            quartiles = np.partition(column, places)[places]
+            if all(np.count_nonzero(column == q) <= _MODE_SHARE * m for q in quartiles):
+                continue
+        _, counts = np.unique(column, return_counts=True)
+        if counts.size <= _DISCRETE_LEVELS or counts.max() > _MODE_SHARE * m:
             found.append(j)
     return np.array(found, dtype=np.intp)
 
@@ -1147,7 +1181,7 @@ def robust_single_index(
         verbose.stage(f"1-D fit of sign and norm: norm {np.linalg.norm(theta):.4g}, "
                       f"trimmed MSE {best[0]:.6g}")
     init_coef = W.astype(np.float64) @ theta
-    theta, b, n_iter = _robust_gd(
+    theta, b, n_iter, fit = _robust_gd(
         Z, y_k, theta, b, link, eps=eps, aggregator=aggregator,
         learning_rate=learning_rate, max_iter=max_iter, tol=tol,
         fit_intercept=fit_intercept, location_z=location_z, rng=rng, verbose=verbose,
@@ -1159,7 +1193,7 @@ def robust_single_index(
         theta, b, it, _, residual = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, guard_eps=eps,
-            overwrite=not np.may_share_memory(Z, X),
+            overwrite=not np.may_share_memory(Z, X), start=fit,
         )
         n_iter += it
         fitted = _count_explained(residual)
