@@ -156,3 +156,40 @@ def test_median_mad_equals_the_columnwise_computation(dtype):
     got = _median_mad(X)
     assert_array_equal(got[0], med)
     assert_array_equal(got[1], mad)
+
+
+@pytest.mark.parametrize("n", [5, 4095, 4096, 20001, 60000])
+@pytest.mark.parametrize(
+    "kind",
+    ["normal", "sorted", "reversed", "ties", "signed_zeros", "float32", "mode", "nan", "inf"],
+)
+def test_fast_median_is_numpys_median_bit_for_bit(n, kind):
+    # _median brackets the middle from a systematic sample and partitions only the
+    # values inside: the same order statistics, so the same number as np.median
+    from skpapers.linear_model._single_index.robust_statistics import _median, _row_medians
+
+    rng = np.random.RandomState(n)
+    x = rng.standard_normal(n)
+    if kind == "sorted":
+        x.sort()
+    elif kind == "reversed":
+        x = np.sort(x)[::-1].copy()
+    elif kind == "ties":
+        x = np.round(x, 1)
+    elif kind == "signed_zeros":
+        x[: n // 2] = 0.0
+        x[: n // 4] = -0.0
+    elif kind == "float32":
+        x = x.astype(np.float32)
+    elif kind == "mode":  # more than half of the values on one
+        x[rng.rand(n) < 0.6] = 1.5
+    elif kind == "nan":
+        x[n // 3] = np.nan
+    elif kind == "inf":
+        x[: n // 10] = np.inf
+    want, got = np.median(x), _median(x)
+    assert type(got) is type(want)
+    assert_array_equal(np.signbit(got), np.signbit(want))
+    assert_array_equal(got, want)
+    rows = np.vstack([x, x[::-1], -x])
+    assert_array_equal(_row_medians(rows), np.median(rows, axis=1))

@@ -37,12 +37,53 @@ def trimmed_mse(r, eps):
     return np.mean(sq, axis=0)
 
 
+_SELECT_MIN = 4096  # below this many values, np.median itself
+_SELECT_SAMPLE = 512  # values of the systematic sample that brackets the middle
+
+
+def _median(x):
+    """``np.median(x)`` of a 1-D array: the same number, about 3 times faster for large x.
+
+    A systematic sample of about 512 values brackets the middle order
+    statistics (its ranks ``m / 2 +- 4.5`` binomial sd, m its size); one pass
+    counts the values below the bracket and keeps those inside, and only
+    these are partitioned. The two middle order statistics are the same
+    values however they are found, and their mean is taken as np.median takes
+    it, so the result is np.median's, bit for bit. np.median itself decides
+    when the bracket misses the middle (about once in 1e5 calls for values in
+    random order), and for small or non-finite x.
+    """
+    n = x.shape[0]
+    if n < _SELECT_MIN or not np.isfinite(np.add.reduce(x)):
+        return np.median(x)
+    k = n // 2
+    first = k - 1 if n % 2 == 0 else k  # the middle order statistics: first and k
+    sample = np.sort(x[:: n // _SELECT_SAMPLE])
+    m = sample.shape[0]
+    spread = 4.5 * 0.5 * np.sqrt(m)
+    lo = sample[max(int(0.5 * m - spread), 0)]
+    hi = sample[min(int(np.ceil(0.5 * m + spread)), m - 1)]
+    keep = x >= lo
+    n_below = n - int(np.count_nonzero(keep))
+    keep &= x <= hi
+    inner = np.compress(keep, x)  # (faster than x[keep])
+    if not (n_below <= first and n_below + inner.shape[0] > k):
+        return np.median(x)
+    i = first - n_below
+    inner.partition(i if first == k else [i, i + 1])
+    return np.mean(inner[i : i + 1 + k - first])
+
 
 def _inv_sqrt(S):
     evals, evecs = eigh(S)
     top = max(float(evals.max()), np.finfo(float).tiny)
     evals = np.maximum(evals, 1e-12 * top)
     return (evecs / np.sqrt(evals)) @ evecs.T
+
+
+def _row_medians(A):
+    """``np.median(A, axis=1)`` of a 2-D array (by :func:`_median`, row by row)."""
+    return np.array([_median(row) for row in A], dtype=A.dtype if A.dtype.kind == "f" else float)
 
 
 def _median_mad(X):
@@ -57,12 +98,12 @@ def _median_mad(X):
     the mode, and the fit extrapolated a coefficient it had never seen vary
     (UCI bank, statsmodels star98: held-out R^2 down to -1e4).
     """
-    # on a copy with one column per row: partitions along contiguous memory, in place
+    # on a copy with one column per row: contiguous memory, overwritten by |x - med|
     columns = np.array(X.T, order="C")
-    med = np.median(columns, axis=1, overwrite_input=True)
+    med = _row_medians(columns)
     columns -= med[:, None]
     np.abs(columns, out=columns)
-    mad = _MAD_TO_SD * np.median(columns, axis=1, overwrite_input=True)
+    mad = _MAD_TO_SD * _row_medians(columns)
     zero = ~(mad > 0)
     if zero.any():  # (the sums of all columns at once: the same rounding as one pass)
         spread = _MEAN_AD_TO_SD * np.mean(np.abs(X - med), axis=0)[zero]
@@ -149,7 +190,7 @@ def _trimmed_scatter(X, eps, n_steps=4, ogk=True, med_mad=None):
     if ogk:
         m, root, zc = _ogk_rescale(z0, m, S)
         dist = np.einsum("ij,ij->i", zc, zc)
-    factor = np.median(dist) / chi2.ppf(0.5, d)
+    factor = _median(dist) / chi2.ppf(0.5, d)
     factor = factor if factor > 0 else 1.0
     root = root / np.sqrt(factor)
     zc /= np.sqrt(factor)
@@ -304,10 +345,10 @@ def _shell_weights(Z, eps, cut=3.5, centred=False):
     if centred:  # rows already centred by a robust location
         dist = np.einsum("ij,ij->i", Z, Z)
     else:
-        diff = Z - np.median(Z, axis=0)
+        diff = Z - _row_medians(np.array(Z.T, order="C"))
         dist = np.einsum("ij,ij->i", diff, diff)
-    med = np.median(dist)
-    scale = _MAD_TO_SD * np.median(np.abs(dist - med), overwrite_input=True)
+    med = _median(dist)
+    scale = _MAD_TO_SD * _median(np.abs(dist - med))
     w = np.ones(n)
     if not scale > 0:
         return w
@@ -366,7 +407,7 @@ def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=N
     med_law = chi2.ppf(0.5, d - 1)
     cut = chi2.ppf(alpha, d - 1) / med_law
     for _ in range(2):
-        scale = np.median(r2[~drop], overwrite_input=True)
+        scale = _median(r2[~drop])
         if not scale > 0:
             return np.zeros(n, dtype=bool), v
         drop = r2 < cut * scale
@@ -834,7 +875,7 @@ def extreme_eigenpairs(matvec, d, dtype, rng, k=1):
 
 def huber_clip(r):
     """Clip residuals at 1.345 * 1.4826 * MAD(r) (no-op when MAD = 0)."""
-    k = _HUBER_K * _MAD_TO_SD * np.median(np.abs(r - np.median(r)), overwrite_input=True)
+    k = _HUBER_K * _MAD_TO_SD * _median(np.abs(r - _median(r)))
     if not k > 0:
         return r
     return np.clip(r, -k, k)

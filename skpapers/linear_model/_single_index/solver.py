@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_random_state
 
 from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
 from skpapers.linear_model._single_index.robust_statistics import (
+    _median,
     _median_mad,
     compress_rows,
     covariate_filter,
@@ -418,7 +419,7 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
         tolerance = max(tolerance, 1.0 + 2.0 * se)
     rounds = _REFIT["rounds"] if rounds is None else rounds
     for round_ in range(rounds):
-        scale = 1.4826 * np.median(np.abs(r), overwrite_input=True)
+        scale = 1.4826 * _median(np.abs(r))
         if not scale > 0:
             break
         new_keep = np.abs(r) <= _REFIT["cut"] * scale
@@ -496,7 +497,7 @@ def _rows_explained(Z, y, theta, b, link, cut=3.0):
 
 def _count_explained(r, cut=3.0):
     """Residuals ``r`` within ``cut`` robust sd (all of them when the MAD is 0)."""
-    scale = 1.4826 * np.median(np.abs(r), overwrite_input=True)
+    scale = 1.4826 * _median(np.abs(r))
     if not scale > 0:
         return int(r.shape[0])
     return int(np.count_nonzero(np.abs(r) <= cut * scale))
@@ -613,12 +614,12 @@ def _unsafe_reasons(removed, residuals, y, auto, unseen_features=()):
             f"{_AUTO_EPS:.0%} that contamination='auto' trims: heavy-tailed, skewed or "
             "discrete covariates are read as outliers"
         )
-    mode = np.median(y)
+    mode = _median(y)
     on_mode = y == mode
     spread = np.mean(np.abs(y - mode))
     if (on_mode.mean() > 0.5 and not on_mode.all()
-            and np.median(np.abs(residuals[on_mode])) <= 1e-3 * spread
-            and np.median(np.abs(residuals[~on_mode])) > 0.1 * spread):
+            and _median(np.abs(residuals[on_mode])) <= 1e-3 * spread
+            and _median(np.abs(residuals[~on_mode])) > 0.1 * spread):
         reasons.append(
             f"{on_mode.mean():.1%} of the kept rows share the response {mode:.6g} "
             "and the fit reproduces it exactly, leaving the other rows with large "
