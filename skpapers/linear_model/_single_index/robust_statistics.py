@@ -10,7 +10,7 @@ matrix-vector products on ``Z`` (O(nd) each).
 
 import numpy as np
 from scipy.fft import dct, dst
-from scipy.linalg import eigh
+from scipy.linalg import eigh, solve_triangular
 from scipy.sparse import csr_matrix
 from scipy.sparse.linalg import ArpackError, ArpackNoConvergence, LinearOperator, eigsh
 from scipy.special import ndtr
@@ -525,6 +525,34 @@ def _excess_centre(p, c, h, med, sd):
     return float(np.clip((p[rows].sum() - background_sum) / excess, c - h, c + h)), excess
 
 
+def _min_norm_step(design, target, v, max_cond=1e6):
+    """``lstsq(design, target)[0][:d]`` for the design ``[z_perp, 1]`` of the refinement.
+
+    The columns ``z_perp`` are orthogonal to the unit ``v``, so ``(v, 0)`` spans
+    the design's null space and the minimum-norm solution is the solution of the
+    normal equations with ``(v, 0) (v, 0)^T`` (times the mean diagonal) added to
+    the Gram matrix: a Cholesky factorisation of a (d + 1) x (d + 1) matrix
+    instead of an SVD of the design (a third of the time; the same solution up to
+    rounding, 1e-14 relative on Gaussian rows). ``np.linalg.lstsq`` when that
+    matrix is not positive definite or its Cholesky diagonal spans more than
+    ``max_cond`` (a degenerate window, whose least-squares problem the SVD
+    truncates).
+    """
+    d = v.shape[0]
+    gram = design.T @ design
+    u = np.append(v, 0.0)
+    gram += np.outer(u, u) * (np.trace(gram) / (d + 1))
+    try:
+        factor = np.linalg.cholesky(gram)
+    except np.linalg.LinAlgError:
+        factor = None
+    diagonal = None if factor is None else np.abs(np.diagonal(factor))
+    if diagonal is None or not diagonal.min() * max_cond > diagonal.max():
+        return np.linalg.lstsq(design, target, rcond=None)[0][:d]
+    half = solve_triangular(factor, design.T @ target, lower=True, check_finite=False)
+    return solve_triangular(factor.T, half, lower=False, check_finite=False)[:d]
+
+
 def _refine_hyperplane(Z, v, c, widths=_SPIKE_REFINE, inner=3, max_gain=5.0):
     """Move the hyperplane ``z . v = c`` onto the rows that lie on one.
 
@@ -555,7 +583,7 @@ def _refine_hyperplane(Z, v, c, widths=_SPIKE_REFINE, inner=3, max_gain=5.0):
             Zs = np.compress(rows, Z, axis=0)
             np.subtract(Zs, np.outer(Zs @ v, v), out=design[:, :d])
             design[:, d] = 1.0
-            step = np.linalg.lstsq(design, c - p[rows], rcond=None)[0][:d]
+            step = _min_norm_step(design, c - p[rows], v)
             step = gain * (step - (step @ v) * v)
             for fraction in (1.0, 0.5, 0.25):
                 trial = (v + fraction * step) / np.linalg.norm(v + fraction * step)
