@@ -121,6 +121,24 @@ def test_coherent_restart_keeps_a_first_fit_of_the_clean_samples():
     assert V is U and n_iter == 0
 
 
+@pytest.mark.parametrize("seed", [260, 261])
+def test_coherent_restart_replaces_a_subspace_through_no_sample(seed):
+    # a random subspace as the first fit (m = 50, r = 3, 30% missing, 30 clean
+    # samples of 300): the restart finds the clean samples' subspace, and its
+    # 2k-th refilled distance is below half of the first fit's (the rule)
+    X, _, components, _ = _shuffled_with_missing(seed, 0.3)
+    M = ~np.isnan(X)
+    k = _exact_fits(M, 3)
+    X0 = _unit_rows(np.where(M, X, 0.0))
+    far = np.linalg.qr(np.random.default_rng(seed).standard_normal((50, 3)))[0]
+    V, n_iter = _coherent_restart(X0, M, far, 3, 1.0, k, 1000)
+    assert V is not far and n_iter > 0
+    assert principal_angle(V.T, components) < 1.0
+    assert _kth_refilled_distance(X0, M, V, 2 * k) < 0.5 * _kth_refilled_distance(
+        X0, M, far, 2 * k
+    )
+
+
 def _kth_refilled_distance(X, M, U, k):
     # each sample's missing entries fitted on U by least squares, then its distance
     d = np.empty(len(X))

@@ -18,9 +18,11 @@ from skpapers.datasets import (
 )
 from skpapers.decomposition import UnlabeledPCA
 from skpapers.decomposition._unlabeled_pca.solver import (
+    _abs_residuals,
     _fits_spread,
     _halves_agree,
     _moved_entries,
+    _noise_scale,
     _restoration_helps,
 )
 from skpapers.decomposition._unlabeled_pca.subspace import _flag_threshold, _held_out_distances
@@ -320,7 +322,8 @@ def test_at_least_a_quarter_of_the_entries_stay_as_given(seed, m, r, missing, ta
     M = rng.random((6, m)) >= missing
     M[:, : r + 1] = True
     C = rng.standard_normal((6, r))
-    moved = _moved_entries(U, np.where(M, Y, 0.0), None if missing == 0 else M, C)
+    res = _abs_residuals(U, np.where(M, Y, 0.0), None if missing == 0 else M, C)
+    moved = _moved_entries(res, _noise_scale(res))
     n = M.sum(axis=1)
     assert not np.any(moved & ~M)
     assert np.all(moved.sum(axis=1) <= n - 1 - (n - 1) // 4)

@@ -573,7 +573,8 @@ def _coefficients(
     if selected.any() and restore_samples == "checked" and (
         clean_distance is None or clean_distance > _HALVES_FROM
     ):  # not close to rank r: the entries the restoration finds moved, not the sample
-        moved = _moved_entries(U, Y[rows], None if M is None else M[rows], C[rows])
+        res = _abs_residuals(U, Y[rows], None if M is None else M[rows], C[rows])
+        moved = _moved_entries(res, _noise_scale(res))
         moved[dense | far] = True  # a dense permutation: every entry may have moved
         replaced[rows] = moved
         entries = f" ({int(replaced.sum())} entries)"
@@ -586,11 +587,18 @@ def _coefficients(
     return C, replaced, M
 
 
-def _moved_entries(U, Y, M, C):
-    """Mark the entries of each sample that its restoration ``C @ U.T`` finds moved.
+def _abs_residuals(U, Y, M, C):
+    """``|Y - C @ U.T|``, NaN where an entry is missing."""
+    res = np.abs(Y - C @ U.T)
+    return res if M is None else np.where(M, res, np.nan)
 
-    Those beyond 3 times the sample's noise scale (:func:`_noise_scale` of
-    the absolute residuals, observed entries only): the entries the
+
+def _moved_entries(res, scale):
+    """Mark the entries of each sample that its restoration finds moved.
+
+    ``res``: the absolute residuals (:func:`_abs_residuals`), ``scale``: their
+    noise scale per sample (:func:`_noise_scale`). The entries beyond 3 times
+    it (False where missing): the entries the
     misplaced-values test of :func:`_restoration_helps` reads as values put in
     the wrong places. ``restore_samples="checked"`` replaces only these on
     data not close to rank ``r`` (``clean_distance`` above ``_HALVES_FROM``).
@@ -607,10 +615,7 @@ def _moved_entries(U, Y, M, C):
     the 14 entries found moved held 8 of the 13 shuffled ones, and replacing
     only them left the table 1.02 times worse.
     """
-    res = np.abs(Y - C @ U.T)
-    if M is not None:
-        res = np.where(M, res, np.nan)
-    return res > 3.0 * _noise_scale(res)[:, None]  # False where missing (NaN)
+    return res > 3.0 * scale[:, None]  # False where missing (NaN)
 
 
 def _random_direction(r, m):
@@ -701,13 +706,11 @@ def _restoration_helps(U, Y, M, C):
        (:func:`_fits_spread`).
     """
     fit = C @ U.T
-    res = np.abs(Y - fit)
-    if M is not None:
-        res = np.where(M, res, np.nan)
+    res = _abs_residuals(U, Y, M, C)
     n_obs = res.shape[1] if M is None else M.sum(axis=1)
     scale = _noise_scale(res)
     size = np.nansum(res**2, axis=1) > _HELPS**2 * n_obs * scale**2
-    out = res > 3.0 * scale[:, None]  # False where missing (NaN)
+    out = _moved_entries(res, scale)
     # sorted within each sample's outlying entries; the others sort last and drop
     first = np.arange(Y.shape[1])[None, :] < out.sum(axis=1)[:, None]
     a = np.sort(np.where(out, Y, np.inf), axis=1)

@@ -48,7 +48,7 @@ def _weighted_rows(X, y, sample_weight):
             "sample_weight leaves fewer than 2 rows (weights sum to "
             f"{total:g} on {np.count_nonzero(weight)} rows); at least 2 are needed."
         )
-    shares = np.cumsum(weight) if rows == total else np.cumsum(weight) * (rows / total)
+    shares = np.cumsum(weight) * (rows / total)  # a factor of exactly 1 for integer weights
     counts = np.diff(np.floor(shares + 0.5), prepend=0.0).astype(np.intp)
     return np.repeat(X, counts, axis=0), np.repeat(y, counts)
 
