@@ -15,6 +15,7 @@ from skpapers.decomposition._unlabeled_pca.distributed import distributed_unlabe
 from skpapers.decomposition._unlabeled_pca.solver import (
     PARAMETER_CONSTRAINTS,
     coefficients,
+    loo_settings,
     restored,
     stage2_basis,
     unexplained_flags,
@@ -709,6 +710,9 @@ class UnlabeledPCA(
             verbose=self.verbose,
             flags=flags,
             clean_distance=self.clean_distance_,
+            loo=loo_settings(self.stage1, self.p, self.max_iter, self.tol)
+            if self.flagging_rule_ == "unexplained"
+            else None,
         )
 
     def _basis(self):

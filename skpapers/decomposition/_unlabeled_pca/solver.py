@@ -30,6 +30,7 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
     _sin_largest_angle,
     _stage1,
     _unexplained,
+    _unexplained_after,
 )
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import (
     _lad,
@@ -326,6 +327,11 @@ def _held_out_message(described, n_flagged, largest, held, clean, r):
     )
 
 
+def loo_settings(stage1, p, max_iter, tol):
+    """Collect the leave-one-out rule's Stage-I settings, as :func:`coefficients` takes them."""
+    return {"stage1": stage1, "p": p, "max_iter": max_iter, "tol": tol}
+
+
 def unexplained_flags(X, n_components, *, stage1, p, max_iter, tol):
     """Flag the samples of ``X`` by the ``"unexplained"`` rule (None where it does not apply).
 
@@ -474,7 +480,7 @@ def _power_of_two_scale(X):
 
 def coefficients(
     X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
-    verbose=0, progress=None, flags=None, clean_distance=None,
+    verbose=0, progress=None, flags=None, clean_distance=None, loo=None,
 ):
     """Coefficients of every sample, the entries their restoration replaces, the mask.
 
@@ -485,6 +491,11 @@ def coefficients(
     restoration (every entry of a restored sample, or with
     ``restore_samples="checked"`` on data not close to rank ``r`` only the
     entries it finds moved, :func:`_moved_entries`).
+    ``loo``: the Stage-I settings (:func:`loo_settings`) when ``flags`` come from
+    the leave-one-out rule; with ``restore_samples="checked"`` each kept
+    restoration is then re-checked against that rule with the other samples
+    restored, and dropped when the sample is explained by them
+    (:func:`~skpapers.decomposition._unlabeled_pca.subspace._unexplained_after`).
     The work is done on ``X`` divided by a power of two (:func:`_power_of_two_scale`)
     and scaled back, so the result does not depend on the units of ``X``.
     """
@@ -497,14 +508,14 @@ def coefficients(
         C, replaced, M = _coefficients(
             X, components, threshold, stage2=stage2, restore_samples=restore_samples,
             lsrf_tol=lsrf_tol, n_jobs=n_jobs, random_state=random_state, progress=progress,
-            flags=flags, clean_distance=clean_distance,
+            flags=flags, clean_distance=clean_distance, loo=loo,
         )
     return C * scale, replaced, M
 
 
 def _coefficients(
     X, components, threshold, *, stage2, restore_samples, lsrf_tol, n_jobs, random_state,
-    progress, flags, clean_distance,
+    progress, flags, clean_distance, loo,
 ):
     Y, M = observed(X, components.shape[0])
     U = components.T.astype(np.float64)
@@ -578,6 +589,14 @@ def _coefficients(
         moved[dense | far] = True  # a dense permutation: every entry may have moved
         replaced[rows] = moved
         entries = f" ({int(replaced.sum())} entries)"
+    if loo is not None and restore_samples == "checked" and selected.any():
+        rows = np.flatnonzero(selected)
+        B = np.where(replaced, C @ U.T, Y)  # the table as returned
+        explained = rows[_unexplained_after(Y, B, rows, U.shape[1], **loo) <= _UNEXPLAINED_FLAG]
+        C[explained] = _least_squares(U, Y[explained], None)
+        replaced[explained] = selected[explained] = False
+        if explained.size:
+            entries += f"; {explained.size} explained by the others' restorations, unchanged"
     label = stage2
     if stage2 == "auto":
         label = f"lsrf, hard_em on {n_dense}" if n_dense else "lsrf"
@@ -1194,6 +1213,7 @@ def unlabeled_pca(
             lsrf_tol=result.lsrf_tol, n_jobs=n_jobs, random_state=random_state,
             progress=progress, flags=flagged if rule in ("unexplained", "none") else None,
             clean_distance=result.clean_distance,
+            loo=loo_settings(stage1, p, max_iter, tol) if rule == "unexplained" else None,
         )
         X_restored = restored(X, C, replaced, M, basis).astype(X.dtype, copy=False)
     return components, X_restored, result

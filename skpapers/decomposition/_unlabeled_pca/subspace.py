@@ -528,20 +528,58 @@ def _unexplained(X, M, r, stage1, p, max_iter, tol, distances=None):
     n, m = X.shape
     if M is not None or not r + 2 <= n < m or n > _UNEXPLAINED_MAX:
         return None
-    # coordinates of the unit rows in an orthonormal basis of their span
-    Z = np.linalg.qr(_unit_rows(X).T, mode="r").T
-    G = Z @ Z.T
-    span = 1.0 / np.sqrt(np.diag(np.linalg.inv(G + 1e-12 * np.eye(n))))
-    noise = np.sqrt(1.0 - (n - 1 - r) / (m - r))
+    Z = _span_coordinates(X)
+    span = _span_distances(Z)
+    noise = _pure_noise_ratio(n, m, r)
     if distances is not None:
         screen = np.divide(span, distances, out=np.zeros(n), where=distances > 0)
         if np.median(screen) / noise > _UNEXPLAINED_FLAG:
             return None
-    loo = np.empty(n)
-    for j in range(n):
-        U, _ = _stage1(np.delete(Z, j, axis=0), None, r, stage1, p, max_iter, tol)
-        loo[j] = np.linalg.norm(Z[j] - U @ (U.T @ Z[j]))
+    loo = np.array([_loo_distance(Z, j, r, stage1, p, max_iter, tol) for j in range(n)])
     return np.divide(span, loo, out=np.zeros(n), where=loo > 0) / noise
+
+
+def _unexplained_after(Y, B, rows, r, stage1, p, max_iter, tol):
+    """Compute :func:`_unexplained` for ``Y[rows]`` against the samples ``B``.
+
+    Sample ``j`` of ``rows`` is taken as given (``Y[j]``), every other sample
+    as in ``B`` (the table with the other flagged samples restored). A clean
+    sample whose residual is shared with samples that were shuffled looks
+    unexplained beside the shuffled ones and explained beside their
+    restorations; a shuffled sample carries a component that no restoration of
+    another sample shares. One leave-one-out Stage-I fit per sample of ``rows``.
+    """
+    n, m = Y.shape
+    W = _span_coordinates(np.vstack([B, Y[rows]]))  # one basis for every swap
+    out = np.empty(len(rows))
+    for i, j in enumerate(rows):
+        Z = W[:n].copy()
+        Z[j] = W[n + i]
+        loo = _loo_distance(Z, j, r, stage1, p, max_iter, tol)
+        out[i] = _span_distances(Z)[j] / loo if loo > 0 else 0.0
+    return out / _pure_noise_ratio(n, m, r)
+
+
+def _span_coordinates(X):
+    """Coordinates of the unit rows of ``X`` in an orthonormal basis of their span."""
+    return np.linalg.qr(_unit_rows(X).T, mode="r").T
+
+
+def _span_distances(Z):
+    """Distance of each row of ``Z`` to the span of the other rows."""
+    G = Z @ Z.T
+    return 1.0 / np.sqrt(np.diag(np.linalg.inv(G + 1e-12 * np.eye(len(Z)))))
+
+
+def _pure_noise_ratio(n, m, r):
+    """Return the statistic's ratio for a sample of pure noise (``n`` samples of ``R^m``)."""
+    return np.sqrt(1.0 - (n - 1 - r) / (m - r))
+
+
+def _loo_distance(Z, j, r, stage1, p, max_iter, tol):
+    """Distance of row ``j`` of ``Z`` to the Stage-I subspace fitted without it."""
+    U, _ = _stage1(np.delete(Z, j, axis=0), None, r, stage1, p, max_iter, tol)
+    return np.linalg.norm(Z[j] - U @ (U.T @ Z[j]))
 
 
 def _held_out_distances(X, r):
