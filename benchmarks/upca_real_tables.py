@@ -60,14 +60,20 @@ randhie (the first 1000 records), modechoice, grunfeld, ccard, copper, longley,
 cpunish, committee and danish_data (seeds 300-307; copper, longley and modechoice
 were looked at after that run). Second fresh group (``fresh-2``, first run on
 seeds 400-407 after the leave-one-out flagging check): statsmodels' stackloss,
-spector, interest_inflation, china_smoking and heart.
+spector, interest_inflation, china_smoking and heart. Third fresh group
+(``fresh-3``, first run on seeds 1800-1807 after the re-check of the
+leave-one-out flags beside the restorations): scikit-learn's digits (the 8x8
+pixels as attributes, constant ones dropped) and the numeric columns of UCI
+Adult and Bank Marketing (the first 1000 records; the files of
+:func:`~skpapers.datasets.load_adult` and :func:`~skpapers.datasets.load_bank`,
+skipped with a note where they are missing).
 
 Besides the harness's report, writes ``upca_real_tables_summary.csv`` (the table
 the docs quote: per table and rank the default's mean ratio, its worst instance
 with seed, attributes and alpha, the shares, and the other methods' worst).
 
 Run: ``[SKPAPERS_UPCA_AUTHORS=<checkout>] python benchmarks/upca_real_tables.py
-[--quick] [--seeds N] [--first-seed S] [--tables dev|held-out|fresh|fresh-2|all|NAME,...]
+[--quick] [--seeds N] [--first-seed S] [--tables dev|held-out|fresh|fresh-2|fresh-3|all|NAME,...]
 [--methods ...] [--authors DIR]``.
 """
 
@@ -93,8 +99,12 @@ FRESH = ("randhie", "modechoice", "grunfeld", "ccard", "copper", "longley", "cpu
          "committee", "danish_data")  # fmt: skip
 # statsmodels tables first run for the claim of 2026-12-05 (2) (seeds 400-407), after the code
 FRESH_2 = ("stackloss", "spector", "interest_inflation", "china_smoking", "heart")
+# tables first run for the claim of 2026-12-06 (seeds 1800-1807), after the code: the
+# 8x8 digits of scikit-learn (pixels as attributes) and the numeric columns of the
+# UCI Adult and Bank Marketing files (the first 1000 records; SKPAPERS_DATA)
+FRESH_3 = ("digits", "adult", "bank")
 GROUPS = {"dev": DEV, "held-out": HELD_OUT, "fresh": FRESH, "fresh-2": FRESH_2,
-          "all": DEV + HELD_OUT + FRESH + FRESH_2}  # fmt: skip
+          "fresh-3": FRESH_3, "all": DEV + HELD_OUT + FRESH + FRESH_2 + FRESH_3}  # fmt: skip
 ATTRIBUTE_SHARES = (0.01, 0.1, 0.3)
 ALPHAS = (0.05, 0.1, 0.3)
 METHODS = (
@@ -175,6 +185,12 @@ def load_table(name):
     elif name == "linnerud":
         b = datasets.load_linnerud()
         D = np.c_[b.data, b.target]
+    elif name == "digits":
+        D = datasets.load_digits().data
+    elif name in ("adult", "bank"):
+        from skpapers.datasets import load_adult, load_bank
+
+        D = (load_adult if name == "adult" else load_bank)()[0][:1000]
     elif name == "california":
         D = datasets.fetch_california_housing(download_if_missing=False).data
         D = D[np.random.default_rng(0).choice(len(D), 1000, replace=False)]
@@ -221,7 +237,7 @@ def run_table(name, seeds, methods=METHODS, authors=None):
     the parity rows (R3) and the authors' DPCP-IRLS iteration counts."""
     try:
         D = load_table(name)
-    except (OSError, ImportError) as exc:
+    except (OSError, ImportError) as exc:  # FileNotFoundError: an OSError
         print(f"skipping {name}: {exc}")
         return [], [], []
     Z, norms, means = normalize_records(D)
@@ -283,7 +299,7 @@ def main(argv=None):
     p = parser(__doc__.splitlines()[0], ("R1", "R2", "R3"))
     p.add_argument(
         "--tables", default="all",
-        help="dev, held-out, fresh, fresh-2, all, or comma-separated table names",
+        help="dev, held-out, fresh, fresh-2, fresh-3, all, or comma-separated table names",
     )
     p.add_argument("--methods", default=",".join(label for label, _ in METHODS),
                    help=f"method labels, {AUTHORS!r} included, separated by commas not followed"
@@ -322,7 +338,7 @@ def main(argv=None):
             f" {int(np.median(iters))}; our max_iter is 1000)."
         )
     for row in rows:
-        row["group"] = next(g for g in ("dev", "held-out", "fresh", "fresh-2", "all")
+        row["group"] = next(g for g in ("dev", "held-out", "fresh", "fresh-2", "fresh-3", "all")
                             if row["table"] in GROUPS[g] or g == "all")  # fmt: skip
     report = Report("upca_real_tables", "Unlabeled PCA on real tables", out=args.out)
     note = (

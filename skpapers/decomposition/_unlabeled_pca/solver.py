@@ -55,6 +55,7 @@ _SHAPE_FROM = 0.1  # clean distance from which clean tails can pass for moved en
 _HALVES = 0.5  # restorations from two halves of the entries differ by at most this x the move
 _HALVES_FROM = 0.05  # clean distance from which restorations are checked on halves
 _PARTLY_SHUFFLED = 0.2  # flagged samples with at most this share beyond tolerance join a refit
+_REFIT_ROUNDS = 10  # rounds of the refit from restored samples with missing entries
 _FEW_IN_PLACE = 0.3  # an incomplete sample's restoration fitting fewer of its entries: unverified
 
 
@@ -420,6 +421,69 @@ def _partly_shuffled(U, Y, tol):
     beyond = np.abs(Y - fit) > tol
     part = beyond.mean(axis=1) <= _PARTLY_SHUFFLED
     return np.where(beyond, fit, Y)[part], beyond[part]
+
+
+def _refit_restored(X, Y, M, U, flagged, solve, clean_distance, max_iter, tol):
+    """Refit the subspace with the flagged samples with missing entries that it restores.
+
+    Stage I leaves every flagged sample out, and with missing entries the
+    unflagged ones alone can leave it a few degrees off: on 300 samples of a
+    5-dimensional subspace of ``R^50`` with half of the entries missing and the
+    observed entries of 270 samples shuffled, the 30 clean samples fix it to
+    1.4 degrees at best (seed 1501: Stage I 2.2 degrees off, 83% of the
+    shuffled samples restored). Each round restores the flagged samples that
+    have not joined yet on the current subspace (Stage II, ``solve``), puts
+    each sample's observed values in the order of its restoration
+    (:func:`_reordered`: the permutation a restoration implies), and the
+    samples whose reordered values match the restoration to the noise level
+    of the clean samples (sorted error at most 3 times ``clean_distance``, the
+    test of :func:`_dense_helps`) join the unflagged samples in a PCA with
+    missing entries (``stage1="pca"``). It stops when no sample joins or the
+    subspace moves by at most ``_MOVE_TOL``, after at most ``_REFIT_ROUNDS``
+    rounds. ``X``: the samples with NaN, in the units of ``Y``.
+
+    Returns
+    -------
+    U : ndarray of shape (n_features, r)
+        The refitted basis, or ``U`` when no sample joins.
+    joined : int
+        Number of flagged samples that joined the refit.
+    """
+    rows = np.flatnonzero(flagged)
+    if rows.size == 0 or clean_distance is None or clean_distance > _SHAPE_FROM:
+        return U, 0
+    Z, M_z = np.empty((0, Y.shape[1])), np.empty((0, Y.shape[1]), dtype=bool)
+    for _ in range(_REFIT_ROUNDS):
+        C = solve(X[rows], U.T, flags=np.ones(rows.size, dtype=bool))[0]
+        joins = _dense_helps(U, Y[rows], M[rows], C, clean_distance)
+        if not joins.any():
+            break
+        Z = np.concatenate([Z, _reordered(Y[rows[joins]], M[rows[joins]], C[joins] @ U.T)])
+        M_z = np.concatenate([M_z, M[rows[joins]]])
+        rows = rows[~joins]
+        U_new, _ = _stage1(
+            np.concatenate([Y[~flagged], Z]), np.concatenate([M[~flagged], M_z]),
+            U.shape[1], "pca", 2.0, max_iter, tol,
+        )  # fmt: skip
+        moved = _sin_largest_angle(U, U_new)
+        U = U_new
+        if moved <= _MOVE_TOL or not rows.size:
+            break
+    return U, len(Z)
+
+
+def _reordered(Y, M, fit):
+    """Each sample's observed values in the order of ``fit`` on its observed entries.
+
+    The ``k``-th smallest observed value goes to the observed entry where
+    ``fit`` is ``k``-th smallest: the permutation among the observed entries
+    that brings the values closest to ``fit``. Missing entries are 0.
+    """
+    out = np.zeros_like(Y)
+    for i, (y, observed, f) in enumerate(zip(Y, M, fit, strict=True)):
+        seen = np.flatnonzero(observed)
+        out[i, seen[np.argsort(f[seen], kind="stable")]] = np.sort(y[seen])
+    return out
 
 
 def _stage2_chunk(A, Y, M, method, tol, search):
@@ -1166,6 +1230,23 @@ def unlabeled_pca(
                 if rule == "distance":
                     flagged = d > threshold
         progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
+    if M is not None and flagged.any():
+        solve = functools.partial(
+            _coefficients, threshold=threshold, stage2=stage2, restore_samples="flagged",
+            lsrf_tol=None if lsrf_tol is None else _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged),
+            n_jobs=n_jobs, random_state=random_state, progress=Progress("unlabeled_pca", 0),
+            clean_distance=_clean_distance(d, flagged), loo=None,
+        )  # fmt: skip
+        with _one_blas_thread(min(n_samples, n_features)):
+            U, joined = _refit_restored(
+                X / scale, Y, M, U, flagged, solve, _clean_distance(d, flagged), max_iter, tol
+            )
+            if joined:  # distances on the refitted subspace, against the Stage-I threshold
+                C = _least_squares(U, Y, M)
+                d = distances(Y, M, C, U)
+                if rule == "distance":
+                    flagged = d > threshold
+        progress.stage(f"subspace refitted with {joined} restored sample(s)")
     if restore_samples == "checked" and rule == "distance" and M is None:
         threshold, warned = _held_out_threshold(Y, d, flagged, threshold, r)
         flagged = d > threshold
