@@ -21,8 +21,10 @@ from sklearn.utils.validation import check_random_state
 
 from skpapers.linear_model._single_index.link_moments import link_constants, smoothness
 from skpapers.linear_model._single_index.robust_statistics import (
+    _EXACT_START_MAX_DIM,
     _median,
     _median_mad,
+    _top_eigenvector,
     compress_rows,
     covariate_filter,
     duplicate_mask,
@@ -575,6 +577,32 @@ def _neutral_extension(theta, b, W, directions, at):
     return theta + directions @ step, b - float(at @ step)
 
 
+def _change_whitening(theta, b, old, new, directions, at):
+    """Carry the fit ``(theta, b)`` and the hyperplanes ``z . u = at`` into another whitening.
+
+    ``old`` and ``new`` are ``(location, W)`` pairs, z = (x - location) @ W.
+    Every row keeps its index ``z . theta + b``. The orthonormal columns
+    ``directions`` become orthonormal columns spanning the hyperplanes'
+    normals in the new coordinates, with their constants ``at``, and
+    ``theta`` loses its component along them to ``b`` (the kept rows lie on
+    the hyperplanes, and the fit only sees the rows projected on them).
+    """
+    (location_0, W_0), (location_1, W_1) = old, new
+    location_0, location_1 = (np.asarray(v, dtype=np.float64) for v in (location_0, location_1))
+    W_0, W_1 = np.asarray(W_0, dtype=np.float64), np.asarray(W_1, dtype=np.float64)
+    coef = W_0 @ theta
+    theta = np.linalg.solve(W_1, coef)
+    b = b + float(coef @ (location_1 - location_0))
+    if directions.shape[1]:
+        normals = W_0 @ directions  # z . u = at as (x - location_0) . normals = at
+        directions, R = np.linalg.qr(np.linalg.solve(W_1, normals))
+        at = np.linalg.solve(R.T, at + (location_0 - location_1) @ normals)
+        along = directions.T @ theta
+        theta = theta - directions @ along
+        b += float(at @ along)
+    return theta, b, directions, at
+
+
 def _project_out(Z, directions):
     """Rows of Z with their component along the orthonormal ``directions`` removed."""
     if not directions.shape[1]:
@@ -704,17 +732,27 @@ def _subsample_size(n, d, floor=20_000, per_feature=400):
 
 
 def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=((), ()),
-             filter_state=None, probe=None):
+             probe=None, whitening_rows=None):
     """Clusters, squeezed rows, point masses, robust whitening (or the given one), covariate filter.
 
     Returns the kept-row mask over X, the location and whitening, the
     whitened kept rows with their responses, and the screens found: the
     lines of the squeeze test ``(p, e)`` (rows near ``x = p + t e``) and the
     point masses' planes ``(a, b, h)`` (rows with ``|x . a - b| < h``), both in
-    the coordinates of X, reused with the given whitening on all rows.
-    ``filter_state`` warm-starts the covariate filter from the previous call.
+    the coordinates of X, reused on all rows.
     ``probe`` (rows of the whole data, for a subsample X) is where the
     point-mass filter looks for its directions.
+
+    With a given ``location`` and ``W`` (the pass over all rows after a
+    subsample fit), the whitening is estimated again, on ``whitening_rows``
+    rows of X spread evenly (those the screens drop left out; the given
+    whitening only tests them for the lines), and the covariate filter starts
+    from the top eigenvector of those rows (up to 200 features): the
+    filter's decisions then no longer depend on the subsample drawn. In the
+    subsample's whitening, whose error (about 4 % at 20 000 rows, d = 20)
+    differs from one subsample to the next, the filter's last direction
+    turned by 10 to 20 degrees between random states, and its tail cut
+    removed a tenth of the rows, thousands of them different.
 
     A line is kept in X's coordinates because the whitening it was found in is
     replaced once the squeezed rows are left out: tested along its old
@@ -758,31 +796,45 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(()
                 # each plane z . v = c as x . a = b, to be applied to any rows of X
                 planes = [(W @ v, c + location @ (W @ v), h) for v, c, h in planes]
                 location, W, Z = robust_whitening(X_w, whiten, eps, rng)
-    elif whiten is None:
-        Z = X_w
     else:
-        Z = X_w @ W
-        Z -= location @ W
-        screened = np.zeros(Z.shape[0], dtype=bool)
-        W64 = np.asarray(W, dtype=np.float64)
-        for p, e in lines:  # the subsample's squeeze tests on all rows, in these coordinates
-            v = e @ W64
-            squeezed, _ = squeeze_mask(Z, eps, rng, direction=v / np.linalg.norm(v),
-                                       offset=(p - location) @ W64)
-            screened |= squeezed
-        screened |= _on_planes(X_w, planes)  # and its point masses
+        on_planes = _on_planes(X_w, planes)
+        spread = np.linspace(0, X_w.shape[0] - 1, min(X_w.shape[0], whitening_rows))
+        rows = np.unique(spread.astype(np.intp))
+        X_s = X_w[rows]
+        if whiten is not None:
+            Z_s = (X_s - location) @ W  # the given whitening, for the lines only
+            left_out = on_planes[rows] | _squeezed(Z_s, lines, location, W, eps, rng)
+            given = location, W
+            location, W, Z_s = robust_whitening(X_s[~left_out], whiten, eps, rng)
+            if _whitenings_differ(given, (location, W), whitening_rows):
+                verbose.stage("whitening of the evenly spread rows far from the subsample's: "
+                              "the subsample's kept")
+                location, W, Z_s = *given, None
+        else:
+            Z_s = X_s[~on_planes[rows]]
+        start = {}  # the filter's own start on all rows (random above 200 features)
+        if Z_s is not None and Z_s.shape[1] <= _EXACT_START_MAX_DIM:
+            start["v"] = _top_eigenvector(Z_s, centre=Z_s.mean(axis=0))
+        if whiten is None:
+            Z = X_w
+            screened = on_planes
+        else:
+            Z = X_w @ W
+            Z -= location @ W
+            screened = _squeezed(Z, lines, location, W, eps, rng) | on_planes
         if screened.any():
             clustered[np.flatnonzero(~clustered)[screened]] = True
-            Z = compress_rows(Z, ~screened)  # Z = X_w @ W is ours: no copy
+            # Z = X_w @ W is ours: no copy
+            Z = X_w[~screened] if whiten is None else compress_rows(Z, ~screened)
     verbose.stage(f"whitening ({whiten}) of {n} rows; {int(clustered.sum())} rows dropped "
                   "as copies in tight clusters, squeezed towards a line or on a point mass")
     keep = np.zeros(n, dtype=bool)
     if full:
-        keep[~clustered] = covariate_filter(Z, eps, rng, state=filter_state)
+        keep[~clustered] = covariate_filter(Z, eps, rng)
     else:  # all rows after a subsample fit: a cheaper filter
         keep[~clustered] = covariate_filter(
             Z, eps, rng, max_rounds=4, n_power=(6, 2), centred=whiten is not None,
-            state=filter_state,
+            state=start,
         )
     # rows of Z in place when Z is not (a view of) the caller's X
     take = (lambda A, rows: A[rows]) if np.may_share_memory(Z, X) else compress_rows
@@ -794,6 +846,42 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(()
         y_k = y
     verbose.stage(f"covariate filter kept {int(keep.sum())} of {n} rows")
     return keep, location, W, Z, y_k, (lines, planes)
+
+
+# Whitenings of two samples of m rows differ by more than this many sqrt(d / m): one
+# of them is off. On clean rows (n = 6e4 and 2e5, d = 20 and 50, seven attacks, data
+# seed 9815) the subsample's and the evenly spread rows' singular values of W_0^-1 W_1
+# were within 1.4 sqrt(d / m) of 1, their locations 1.6-2.4 sqrt(d / m) apart; with the
+# corrupted rows moved onto the evenly spread ones, 4.0-20 (n = 2e5).
+_WHITENING_AGREEMENT = 4.0
+
+
+def _whitenings_differ(first, second, m):
+    """Whether two whitenings ``(location, W)``, each estimated on about m rows, disagree.
+
+    Compared in the first one's coordinates: the singular values of
+    ``W_0^-1 W_1`` (log scale) and the distance between the locations, both
+    against ``_WHITENING_AGREEMENT sqrt(d / m)``.
+    """
+    (location_0, W_0), (location_1, W_1) = first, second
+    W_0 = np.asarray(W_0, dtype=np.float64)
+    ratio = np.linalg.svd(np.linalg.solve(W_0, np.asarray(W_1, dtype=np.float64)),
+                          compute_uv=False)
+    shift = np.linalg.norm(np.asarray(location_1 - location_0, dtype=np.float64) @ W_0)
+    limit = _WHITENING_AGREEMENT * np.sqrt(W_0.shape[0] / m)
+    return not (np.max(np.abs(np.log(ratio))) <= limit and shift <= limit)
+
+
+def _squeezed(Z, lines, location, W, eps, rng):
+    """Rows of Z, whitened by ``location`` and ``W``, that a squeeze test's line flags."""
+    screened = np.zeros(Z.shape[0], dtype=bool)
+    W64 = np.asarray(W, dtype=np.float64)
+    for p, e in lines:  # each line in these coordinates
+        v = e @ W64
+        squeezed, _ = squeeze_mask(Z, eps, rng, direction=v / np.linalg.norm(v),
+                                   offset=(p - location) @ W64)
+        screened |= squeezed
+    return screened
 
 
 def _independent_columns(X, tol=1e-7, sample_rows=20_000):
@@ -1157,12 +1245,14 @@ def robust_single_index(
         progress.stage(f"robust stages on a subsample of {sub} rows, the refit on all rows")
     else:
         Xs, ys = X, y
-    filter_state = {}
     keep, location, W, Z, y_k, screens = _prepare(
-        Xs, ys, eps, whiten, rng, verbose, filter_state=filter_state, probe=probe
+        Xs, ys, eps, whiten, rng, verbose, probe=probe
     )
     unseen = _unseen_directions(Z) if eps > 0 and fit_intercept else np.zeros((d, 0))
     unseen_at = np.mean(Z @ unseen.astype(Z.dtype), axis=0)  # the kept rows' constant z . u
+    unseen_features = [int(columns[j]) for j in np.argmax(  # the feature carrying each
+        np.abs(W.astype(np.float64) @ unseen) * np.std(X, axis=0)[:, None], axis=0)
+    ] if unseen.shape[1] else []
     Z = _project_out(Z, unseen)
     location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
 
@@ -1201,9 +1291,14 @@ def robust_single_index(
         verbose.stage(f"residual refit: {fitted} of {len(y_k)} rows explained")
     if sub is not None:  # one more refit round on all rows
         del Z, y_k
-        keep, _, _, Z, y_k, _ = _prepare(
-            X, y, eps, whiten, rng, verbose, location, W, screens, filter_state
+        keep, location_all, W_all, Z, y_k, _ = _prepare(
+            X, y, eps, whiten, rng, verbose, location, W, screens, whitening_rows=sub
         )
+        theta, b, unseen, unseen_at = _change_whitening(
+            theta, b, (location, W), (location_all, W_all), unseen, unseen_at
+        )
+        location, W = location_all, W_all
+        location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
         Z = _project_out(Z, unseen)
         theta, b, it, _, residual = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
@@ -1216,9 +1311,6 @@ def robust_single_index(
     if unseen.shape[1]:  # the kept rows never varied along these: no weight along them
         theta, b = _neutral_extension(theta, b, W.astype(np.float64), unseen, unseen_at)
     coef = W.astype(np.float64) @ theta
-    unseen_features = [int(columns[j]) for j in np.argmax(  # the feature carrying each
-        np.abs(W.astype(np.float64) @ unseen) * np.std(X, axis=0)[:, None], axis=0)
-    ] if unseen.shape[1] else []
     intercept = float(b - coef @ location) if fit_intercept else 0.0
     if link.is_even:
         coef, intercept = _canonical_sign(coef, intercept)
