@@ -243,6 +243,27 @@ def test_the_subsample_fit_does_not_depend_on_random_state(attack):
     assert spread < 0.1 * error
 
 
+@pytest.mark.parametrize(("attack", "link", "seed"),
+                         [("spread_hijack", "gelu", 9841), ("saturate", "tanh", 9840)])
+def test_the_subsample_fit_under_outliers_along_a_direction_does_not_depend_on_random_state(
+    attack, link, seed
+):
+    # outliers spread far along one direction, or shifted along it: the pass over
+    # all rows filtered in the subsample's whitening, whose error turned the
+    # filter's last direction by 10-20 degrees from one subsample to the next, and
+    # its tail cut then removed thousands of different rows. In a whitening of
+    # rows spread evenly over the data the spread of coef_ over random_state 0-2
+    # is 0.035 (spread_hijack) and 0.025 (saturate) of the error on these data,
+    # 0.44 and 0.50 before
+    X, y, coef, _ = make_contaminated_sim(45_000, 20, link, (2.5, 0.5), 0.1, attack,
+                                          random_state=seed)
+    fits = np.array([RobustSingleIndexRegressor(link, random_state=r).fit(X, y).coef_
+                     for r in range(3)])
+    error = np.linalg.norm(fits - coef, axis=1).mean()
+    spread = max(np.linalg.norm(fits[i] - fits[j]) for i in range(3) for j in range(i))
+    assert spread < 0.1 * error
+
+
 @settings(max_examples=40, deadline=None)
 @given(
     n=st.integers(100, 3000),
