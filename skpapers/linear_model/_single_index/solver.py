@@ -802,8 +802,9 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(()
         rows = np.unique(spread.astype(np.intp))
         X_s = X_w[rows]
         if whiten is not None:
-            Z_s = (X_s - location) @ W  # the given whitening, for the lines only
-            left_out = on_planes[rows] | _squeezed(Z_s, lines, location, W, eps, rng)
+            left_out = on_planes[rows]
+            if lines:  # tested in the given whitening
+                left_out |= _squeezed((X_s - location) @ W, lines, location, W, eps, rng)
             given = location, W
             location, W, Z_s = robust_whitening(X_s[~left_out], whiten, eps, rng)
             if _whitenings_differ(given, (location, W), whitening_rows):
