@@ -168,9 +168,11 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         Deprecated alias of ``covariate_mask_`` (a ``FutureWarning`` on
         access); it will be removed in the next release.
     location_ : ndarray of shape (n_features,)
-        Robust location mu of X.
+        Robust location mu of X (above 40 000 rows, that of the pass over all
+        rows, see Notes).
     whitening_ : ndarray of shape (n_features, n_features)
-        Whitening matrix W, with z = (x - mu) @ W.
+        Whitening matrix W, with z = (x - mu) @ W (above 40 000 rows, that of
+        the pass over all rows).
     esc_constant_ : float
         Expected Squared Convexity constant E[f(Z)^2 (Z^2 - 1)] = E[(f^2)''(Z)],
         Z ~ N(0, 1); its sign decides top or bottom eigenvector.
@@ -280,19 +282,23 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
       on the refit to keep the clean rows;
     - above 40 000 rows (more for ``d > 50``) the robust stages run on a
       random subsample of about 20 000 rows; the screens it found (lines of
-      squeezed rows and point masses, kept in the coordinates of X), the
-      covariate filter in its whitening and a last refit round then use all
-      rows. That round descends a skipped Huber loss (rows beyond 2 robust
-      standard deviations at the current iterate get no gradient) with
+      squeezed rows and point masses, kept in the coordinates of X) then
+      apply to all rows, which are whitened again from as many rows spread
+      evenly over X (the subsample's whitening is kept when the two disagree
+      by more than 4 sqrt(d / m), as when the corrupted rows sit on the
+      evenly spread ones), and the covariate filter, started from the top
+      eigenvector of those rows, and a last refit round run on all rows in
+      that whitening. That round descends a skipped Huber loss (rows beyond 2
+      robust standard deviations at the current iterate get no gradient) with
       Gauss-Newton steps, so that it ends near a stationary point of one loss
-      rather than near the subsample's fit. The fit still depends a little on
-      ``random_state`` through the subsample: the spread of ``coef_`` is a
-      few percent of its error under most attacks, but up to about a third
-      of it when outliers spread far along one direction, where the covariate
-      filter's tail cut, made in the subsample's whitening, removes a
-      different tenth of the rows for each subsample; and at d = 50 a point
-      mass of a tenth of the rows is found on some subsamples only (then the
-      error differs by a factor of up to 5 between random states);
+      rather than near the subsample's fit. The filter's decisions on all rows
+      thus no longer depend on the subsample (in its whitening, whose error
+      differs from one subsample to the next, the filter's last direction
+      turned by 10-20 degrees, and its tail cut removed a different tenth of
+      the rows, when outliers spread far along one direction): the spread of
+      ``coef_`` across ``random_state`` is SPREADNUMBERS; at d = 50 a point
+      mass of a tenth of the rows is still found on some subsamples only
+      (then the error differs by a factor of up to 5 between random states);
     - all samples are reused across stages and iterations (the paper's
       Algorithm 1 splits them, by the title of its appendix C);
     - the intercept and non-Gaussian X are heuristic extensions: Stein's
