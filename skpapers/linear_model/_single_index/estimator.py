@@ -142,7 +142,7 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         filters' power iterations start from exact eigenvectors, so that on
         the same data the fit barely depends on it (to about 1e-6 on the
         benchmark's data, from the Lanczos tolerance) up to 40 000 rows;
-        above, through the subsample (see Notes).
+        above, a little, through the subsample (see Notes).
     verbose : int, default=0
         0 silent; 1 one line per stage (fit start, whitening, covariate
         filter, spectral start, 1-D fit) with the elapsed seconds; 2 also the
@@ -296,7 +296,10 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
       differs from one subsample to the next, the filter's last direction
       turned by 10-20 degrees, and its tail cut removed a different tenth of
       the rows, when outliers spread far along one direction): the spread of
-      ``coef_`` across ``random_state`` is SPREADNUMBERS; at d = 50 a point
+      ``coef_`` across ``random_state`` is 0.039 of its error on average under
+      spread hijack and saturated responses at eps 0.1 (worst 0.096; 0.30
+      and 0.67 before; n = 6e4 and 2e5, d = 20 and 50, GeLU and tanh, eight
+      fresh data seeds), with the same error; at d = 50 a point
       mass of a tenth of the rows is still found on some subsamples only
       (then the error differs by a factor of up to 5 between random states);
     - all samples are reused across stages and iterations (the paper's
