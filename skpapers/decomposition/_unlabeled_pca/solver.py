@@ -56,7 +56,8 @@ _HALVES = 0.5  # restorations from two halves of the entries differ by at most t
 _HALVES_FROM = 0.05  # clean distance from which restorations are checked on halves
 _PARTLY_SHUFFLED = 0.2  # flagged samples with at most this share beyond tolerance join a refit
 _REFIT_ROUNDS = 10  # rounds of the refit from restored samples with missing entries
-_FEW_IN_PLACE = 0.3  # an incomplete sample's restoration fitting fewer of its entries: unverified
+_FEW_IN_PLACE = 0.2  # an incomplete sample's restoration fitting fewer entries beyond r: dropped
+_DROPPED_WARN = 0.1  # warn when more than this share of the incomplete ones is dropped
 
 
 def _moment_schedule(r):
@@ -590,7 +591,7 @@ def _coefficients(
         selected = np.asarray(flags, dtype=bool)
     else:
         selected = distances(Y, M, C, U) > threshold
-    n_dense = 0
+    n_dense = n_dropped = 0
     if selected.any():
         rows = np.flatnonzero(selected)
         Y_sel, M_sel = Y[rows], None if M is None else M[rows]
@@ -635,8 +636,8 @@ def _coefficients(
             if not helps.any():
                 _warn_left_unchanged(rows.size)
             elif M_sel is not None:
-                _check_incomplete_fits(
-                    U, Y_sel[helps], M_sel[helps], C_sel[helps], lsrf_tol, clean_distance
+                helps, n_dropped = _drop_unverified(
+                    U, Y_sel, M_sel, C_sel, helps, lsrf_tol, clean_distance
                 )
             rows, C_sel, dense, far = rows[helps], C_sel[helps], dense[helps], far[helps]
             selected = np.zeros(len(Y), dtype=bool)
@@ -664,6 +665,8 @@ def _coefficients(
     label = stage2
     if stage2 == "auto":
         label = f"lsrf, hard_em on {n_dense}" if n_dense else "lsrf"
+    if n_dropped:
+        entries += f"; {n_dropped} restoration(s) of incomplete samples fit no permutation model"
     progress.stage(
         f"Stage II ({label}): restored {int(selected.sum())} of {len(Y)} samples{entries}"
     )
@@ -906,55 +909,100 @@ def _halves_agree(U, Y, M, C, solve):
     return ((apart <= _HALVES * moved) & size) | ~enough
 
 
-def _check_incomplete_fits(U, Y, M, C, lsrf_tol, clean_distance):
-    """Warn when most kept restorations of incomplete samples fit no permutation model.
+def _fits_a_permutation(U, Y, M, C, lsrf_tol, clean_distance):
+    """Whether the restoration of each incomplete sample fits one of Stage II's models.
 
     The checks of :func:`_restoration_helps` that tell moved entries from
-    clean ones (misplaced values, spread) need complete samples, so a
-    restoration of an incomplete sample is kept on its size alone. Stage II
-    solves two models: a sparse permutation (most entries in place, fitted
-    within ``lsrf_tol``) and a dense one among the observed entries (the
-    sorted observed values fitted to the noise level, :func:`_dense_helps`).
-    Entries that go missing after a dense permutation leave a subset of the
-    sample's values at unrelated positions, which neither describes: on
-    ``make_permuted_subspace(100, 50, 3, outlier_ratio=0.75,
-    shuffled_ratio=1.0, missing_ratio=0.3)`` (seeds 800-801, the subspace 0.3
-    degrees off) the kept restorations fitted a median of 12-14% of the
-    entries within ``lsrf_tol`` and their sorted values at about 60 times the
-    clean samples' distance, and none came within 0.05 of the truth (relative
-    error 1.0-1.2; 1.3 as given). A FlaggingWarning is emitted when more than
-    half of the kept restorations of incomplete samples fit fewer than
-    ``_FEW_IN_PLACE = 0.3`` of their entries and not their sorted values
-    (a correct restoration of a sparse permutation fits the unmoved entries,
-    at least half at ``alpha <= 0.5``). Nothing is changed: on sparse
-    permutations restorations that fit few entries still helped on average.
+    clean ones (misplaced values, spread) need complete samples, and the
+    held-out check (:func:`_halves_agree`) runs only on data not close to
+    rank ``r``, so a restoration of an incomplete sample is otherwise kept on
+    its size alone. It must fit one of the two permutation models Stage II
+    solves, on the sample's observed entries:
+
+    * sparse (most entries in place): any restoration passes through ``r``
+      of the ``q`` observed entries, so it is the others that tell; at least
+      ``_FEW_IN_PLACE = 0.2`` of them must be fitted within ``lsrf_tol``
+      (a correct restoration of a sparse permutation fits its unmoved
+      entries, at least half of them at ``alpha <= 0.5``);
+    * dense among the observed entries (the mask drawn before the
+      permutation): the observed values, sorted, match the restored values
+      at the observed positions within 3 times the clean samples' distance
+      (:func:`_dense_helps`, on data close to rank ``r``), as a correct
+      restoration of any permutation of the observed entries does.
+
+    A wrong restoration fits its ``r`` entries and few more by chance:
+    FIGURES. Complete samples are not tested (True).
+
+    Returns
+    -------
+    fits : ndarray of shape (n_samples,) of bool
+        The restoration fits a model (True for complete samples).
+    share : ndarray of shape (n_samples,)
+        Share of the ``q - r`` observed entries beyond ``r`` fitted within the
+        tolerance (``r`` fitted ones are subtracted, so it can be negative).
+    ratio : ndarray of shape (n_samples,)
+        Sorted error over the sample's norm, in units of the clean samples'
+        distance.
     """
-    incomplete = ~M.all(axis=1)
-    if not incomplete.any():
-        return None
-    Y, M, C = Y[incomplete], M[incomplete], C[incomplete]
-    n_obs = M.sum(axis=1)
     tol = lsrf_tol if lsrf_tol is not None else 3.0 * max(clean_distance or 0.0, _EXACT_FIT)
-    share = np.sum((np.abs(Y - C @ U.T) <= tol) & M, axis=1) / n_obs
-    unfitted = (share < _FEW_IN_PLACE) & ~_dense_helps(U, Y, M, C, clean_distance)
-    if not 2 * unfitted.sum() > len(Y):
-        return None
+    r, n_obs = U.shape[1], M.sum(axis=1)
+    fitted = np.sum((np.abs(Y - C @ U.T) <= tol) & M, axis=1)
+    share = (fitted - r) / (n_obs - r)  # n_obs > r (observed)
     norms = np.linalg.norm(np.where(M, Y, 0.0), axis=1)
     ratio = _sorted_error(U, Y, M, C) / np.maximum(norms, np.finfo(np.float64).tiny)
     ratio = ratio / max(clean_distance or 0.0, _EXACT_FIT)
+    fits = (share >= _FEW_IN_PLACE) | _dense_helps(U, Y, M, C, clean_distance)
+    return fits | M.all(axis=1), share, ratio
+
+
+def _drop_unverified(U, Y, M, C, helps, lsrf_tol, clean_distance):
+    """Drop the kept restorations of incomplete samples that fit no permutation model.
+
+    ``helps``: the restorations kept so far. Those of incomplete samples that
+    :func:`_fits_a_permutation` rejects are dropped: the samples are returned
+    as given, their missing entries filled from the subspace (their
+    least-squares fit on the observed entries), as an unflagged sample's. A
+    few such restorations are expected (a sample whose observed entries
+    leave its coefficients ill-determined, a wrong basin of Stage II); a
+    FlaggingWarning counts them when they are more than ``_DROPPED_WARN =
+    0.1`` of the kept restorations of incomplete samples, the mark of data
+    that no permutation model describes or of a subspace too far from the
+    clean samples. Returns the restorations kept and the number dropped.
+    """
+    rows = np.flatnonzero(helps)
+    fits, share, ratio = _fits_a_permutation(
+        U, Y[rows], M[rows], C[rows], lsrf_tol, clean_distance
+    )
+    out = helps.copy()
+    out[rows[~fits]] = False
+    n_dropped, incomplete = int(np.sum(~fits)), int(np.sum(~M[rows].all(axis=1)))
+    if not n_dropped > _DROPPED_WARN * incomplete:
+        return out, n_dropped
+    if clean_distance is not None and clean_distance <= _SHAPE_FROM:
+        dense = (
+            f"their sorted observed values (median {np.median(ratio[~fits]):.1f} times the "
+            "clean samples' distance; a permutation of the observed entries is kept at 3 "
+            "at most)"
+        )
+    else:
+        dense = (
+            "their sorted observed values (not tested: the clean samples are farther "
+            f"than {_SHAPE_FROM} from the subspace)"
+        )
     message = (
-        f"UnlabeledPCA: {int(unfitted.sum())} of the {len(Y)} restored samples with "
-        "missing entries have a restoration that fits neither most of their observed "
-        f"entries (median {np.median(share[unfitted]):.0%} within lsrf_tol_) nor their "
-        f"sorted observed values (median {np.median(ratio[unfitted]):.1f} times the "
-        "clean samples' distance; a dense restoration is kept at 3 at most): neither a "
-        "sparse permutation (most entries in place) nor a dense one among the observed "
-        "entries explains them, so these restorations are unverified and may be far "
-        "from the true samples. Entries that went missing after a dense permutation (a "
-        "subset of the sample's values at unrelated positions) give this."
+        f"UnlabeledPCA: {n_dropped} of the {incomplete} restorations of samples with "
+        "missing entries are dropped, and those samples returned as given (missing "
+        "entries filled from the subspace). Their restorations fit neither enough of "
+        f"their observed entries (median {np.median(share[~fits]):.0%} of those beyond "
+        "the n_components any restoration passes through within lsrf_tol_; a sparse "
+        f"permutation is kept from {_FEW_IN_PLACE:.0%}) nor {dense}: no permutation "
+        "model explains them, and they may be farther from the true samples than the "
+        "samples as given. Entries that went missing after a dense permutation (a "
+        "subset of a sample's values at unrelated positions), or a subspace too far "
+        "from the clean samples, give this."
     )
     warnings.warn(message, FlaggingWarning, stacklevel=_user_stacklevel())
-    return message
+    return out, n_dropped
 
 
 def _warn_left_unchanged(k):
