@@ -930,8 +930,16 @@ def _fits_a_permutation(U, Y, M, C, lsrf_tol, clean_distance):
       (:func:`_dense_helps`, on data close to rank ``r``), as a correct
       restoration of any permutation of the observed entries does.
 
-    A wrong restoration fits its ``r`` entries and few more by chance:
-    FIGURES. Complete samples are not tested (True).
+    A wrong restoration fits its ``r`` entries and few more by chance. On
+    ``benchmarks/upca_missing.py`` at m = 50, r = 5, half the entries
+    missing and 30 clean samples (seed 1722, the subspace 3.2 degrees off),
+    98 of 272 kept restorations fit neither model (median 5% of the entries
+    beyond ``r``, sorted values at 66 times the clean samples' distance),
+    among them all 29 that moved a shuffled sample farther from its true
+    values; none of the 173 within 0.05 of the truth was dropped. Wrong
+    restorations that happen to land closer than the shuffled sample are
+    dropped too: the rule keeps what a permutation model verifies, not what
+    helps on average. Complete samples are not tested (True).
 
     Returns
     -------
@@ -1218,6 +1226,9 @@ def unlabeled_pca(
         fitted subspace) and the leave-one-out rule (``result.flagging_rule ==
         "unexplained"``: complete samples, fewer than the features and at most
         100) does not apply: partly permuted samples are then not flagged.
+        With ``restore_samples="checked"``, when more than 10% of the
+        restorations of samples with missing entries fit no permutation model
+        and are dropped (those samples are returned as given).
 
     See Also
     --------
