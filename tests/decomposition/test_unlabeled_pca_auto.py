@@ -2,7 +2,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """UnlabeledPCA's default Stage II (stage2="auto"): hard EM for densely permuted samples."""
 
-import re
 import warnings
 
 import numpy as np
@@ -86,37 +85,28 @@ def _observed_errors(X, X_hat, X_true):
 
 
 @pytest.mark.parametrize(
-    "n_features, rank, n_samples, clean, seed, warned",
-    [(30, 2, 120, 8, 1731, True), (40, 3, 150, 10, 1736, True),
-     (40, 3, 150, 10, 1734, False), (30, 2, 120, 8, 1737, False)],
+    "n_features, rank, n_samples, clean, seed",
+    [(30, 2, 120, 8, 1731), (40, 3, 150, 10, 1736), (40, 3, 150, 10, 1734),
+     (30, 2, 120, 8, 1737)],
 )  # fmt: skip
-def test_incomplete_restorations_that_fit_no_permutation_are_dropped(
-    n_features, rank, n_samples, clean, seed, warned
+def test_incomplete_restorations_never_move_a_shuffled_sample_farther(
+    n_features, rank, n_samples, clean, seed
 ):
-    # fully shuffled samples with 30% missing and few clean samples (the subspace
-    # a few degrees off on 1731 and 1736): restorations kept on their size alone
-    # moved 1-7 shuffled samples farther from their true values, without a
-    # warning; now every restoration kept fits a permutation model, the others
-    # come back as given, and a warning counts them when they are more than 10%
+    # fully shuffled samples with 30% missing and few clean samples: Stage I
+    # alone is a few degrees off on 1731 and 1736, and restorations kept on
+    # their size alone moved 1-7 shuffled samples farther from their true
+    # values, without a warning (40% and 25% restored). Every restoration kept
+    # now fits a permutation model, and the subspace refitted with the
+    # restored samples restores 94-100% (the drop and its warning: stage2="lsrf"
+    # above, and the property test below)
     X, X_true, _, permuted = _shuffled_with_missing(
         seed, 0.3, n_features, rank, n_samples=n_samples, clean=clean
     )
-    upca = UnlabeledPCA(rank, random_state=0)
-    if warned:
-        with pytest.warns(FlaggingWarning, match="restorations of samples with missing") as w:
-            X_hat = upca.fit_restore(X)
-        counts = re.search(r"(\d+) of the (\d+) restorations", str(w[0].message))
-        dropped, kept = int(counts[1]), int(counts[2])
-    else:
-        X_hat = upca.fit_restore(X)
+    X_hat = UnlabeledPCA(rank, random_state=0).fit_restore(X)
     given, after, changed = _observed_errors(X, X_hat, X_true)
     assert not np.any(changed & permuted & (after > given))
-    unchanged_flagged = int(np.sum(upca.permuted_mask_ & ~changed))
-    if warned:
-        assert 0.1 * kept < dropped <= unchanged_flagged
     restored = np.linalg.norm(X_hat - X_true, axis=1) < 0.05 * np.linalg.norm(X_true, axis=1)
-    # what the permutation models verify stays restored (measured as before the check)
-    assert restored[permuted].mean() >= {1731: 0.4, 1736: 0.25}.get(seed, 0.95)
+    assert restored[permuted].mean() >= {1736: 0.9}.get(seed, 0.95)
 
 
 @settings(max_examples=10, deadline=None)
