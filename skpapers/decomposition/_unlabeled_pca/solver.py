@@ -441,14 +441,9 @@ def _refit_restored(X, Y, M, U, flagged, solve, clean_distance, max_iter, tol):
     test of :func:`_dense_helps`) join the unflagged samples in a PCA with
     missing entries (``stage1="pca"``). It stops when no sample joins or the
     subspace moves by at most ``_MOVE_TOL``, after at most ``_REFIT_ROUNDS``
-    rounds. ``X``: the samples with NaN, in the units of ``Y``.
-
-    Returns
-    -------
-    U : ndarray of shape (n_features, r)
-        The refitted basis, or ``U`` when no sample joins.
-    joined : int
-        Number of flagged samples that joined the refit.
+    rounds. ``X``: the samples with NaN, in the units of ``Y``. Returns the
+    basis (``U`` itself when no sample joins) and the number of restored
+    samples in the last PCA.
     """
     rows = np.flatnonzero(flagged)
     if rows.size == 0 or clean_distance is None or clean_distance > _SHAPE_FROM:
@@ -471,6 +466,19 @@ def _refit_restored(X, Y, M, U, flagged, solve, clean_distance, max_iter, tol):
         if moved <= _MOVE_TOL or not rows.size:
             break
     return U, len(Z)
+
+
+def _refitted(U, joined, Y, M, C, d, flagged, threshold, rule):
+    """Coefficients, distances and flags on a refitted subspace (unchanged if none joined).
+
+    The distances are measured against the Stage-I threshold; the flags follow
+    them under the distance rule only.
+    """
+    if not joined:
+        return C, d, flagged
+    C = _least_squares(U, Y, M)
+    d = distances(Y, M, C, U)
+    return C, d, d > threshold if rule == "distance" else flagged
 
 
 def _reordered(Y, M, fit):
@@ -817,7 +825,8 @@ def _within_range(Y, fit, out, scale):
     restored value can leave the range of the sample's values only by its
     noise: a restoration is kept only when every entry it finds moved is
     restored within ``[min(y) - 3 s, max(y) + 3 s]`` (``s`` the sample's noise
-    scale, :func:`_noise_scale`). A point of the subspace that goes beyond it
+    scale, :func:`_noise_scale`, plus ``1e-6 max|y|`` for the rounding of
+    noiseless data). A point of the subspace that goes beyond it
     restores no permutation: on scikit-learn's digits at rank 21 (pixels as
     attributes, 0-16; one pixel shuffled in 30% of the records, seed 1801) a
     clean pixel flagged by the leave-one-out rule was restored to values up to
@@ -825,8 +834,9 @@ def _within_range(Y, fit, out, scale):
     worse than doing nothing. Complete samples only, as the misplaced-values
     test (the observed values of an incomplete sample are part of its values).
     """
-    low = np.min(Y, axis=1) - 3.0 * scale
-    high = np.max(Y, axis=1) + 3.0 * scale
+    slack = 3.0 * scale + _EXACT_FIT * np.max(np.abs(Y), axis=1)  # rounding, noiseless data
+    low = np.min(Y, axis=1) - slack
+    high = np.max(Y, axis=1) + slack
     beyond = (fit < low[:, None]) | (fit > high[:, None])
     return ~np.any(beyond & out, axis=1)
 
@@ -1307,11 +1317,7 @@ def unlabeled_pca(
             U, joined = _refit_partly_shuffled(
                 Y, U, flagged, _resolve_lsrf_tol(lsrf_tol, Y, M, C, U, flagged), max_iter
             )
-            if joined:  # distances on the refitted subspace, against the Stage-I threshold
-                C = _least_squares(U, Y, M)
-                d = distances(Y, M, C, U)
-                if rule == "distance":
-                    flagged = d > threshold
+            C, d, flagged = _refitted(U, joined, Y, M, C, d, flagged, threshold, rule)
         progress.stage(f"subspace refitted with {joined} partly shuffled sample(s)")
     if M is not None and flagged.any():
         solve = functools.partial(
@@ -1324,11 +1330,7 @@ def unlabeled_pca(
             U, joined = _refit_restored(
                 X / scale, Y, M, U, flagged, solve, _clean_distance(d, flagged), max_iter, tol
             )
-            if joined:  # distances on the refitted subspace, against the Stage-I threshold
-                C = _least_squares(U, Y, M)
-                d = distances(Y, M, C, U)
-                if rule == "distance":
-                    flagged = d > threshold
+            C, d, flagged = _refitted(U, joined, Y, M, C, d, flagged, threshold, rule)
         progress.stage(f"subspace refitted with {joined} restored sample(s)")
     if restore_samples == "checked" and rule == "distance" and M is None:
         threshold, warned = _held_out_threshold(Y, d, flagged, threshold, r)
