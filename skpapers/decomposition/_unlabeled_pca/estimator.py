@@ -317,13 +317,7 @@ class UnlabeledPCA(
       moved): ``|delta| > 1.1 |eps|``. On complete samples the entries
       beyond 3 times that scale must also look like misplaced values: sorted,
       within half of their unsorted distance to the restored ones (a skewed
-      attribute's extreme records, which the subspace cannot reach, fail it),
-      and restored within the range of the sample's values widened by 3 times
-      that scale: undoing a permutation puts the sample's own values back
-      (scikit-learn's digits at rank 21, pixels as attributes, seed 1801: a
-      clean pixel of values 0-16, flagged by the leave-one-out rule, was
-      restored to values up to 29.6 in 126 records, 55 times worse than doing
-      nothing).
+      attribute's extreme records, which the subspace cannot reach, fail it).
       And the entries it fits (within 3 times that scale) must hold at least
       0.55 times the sample's standard deviation: a permutation leaves a
       random subset of the values in place, while on a zero-inflated or

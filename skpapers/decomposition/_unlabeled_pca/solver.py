@@ -812,33 +812,9 @@ def _restoration_helps(U, Y, M, C):
     sorted_sq = np.sum((np.where(first, a, 0.0) - np.where(first, b, 0.0)) ** 2, axis=1)
     unsorted_sq = np.sum(np.where(out, res, 0.0) ** 2, axis=1)
     misplaced = sorted_sq < _MISPLACED**2 * unsorted_sq
-    misplaced &= _within_range(Y, fit, out, scale)
     if M is not None:
         misplaced |= ~M.all(axis=1)
     return size & misplaced & _fits_spread(Y, M, out)
-
-
-def _within_range(Y, fit, out, scale):
-    """Whether the restored values of the ``out`` entries lie within the sample's range.
-
-    Undoing a permutation puts the sample's own values back in place, so a
-    restored value can leave the range of the sample's values only by its
-    noise: a restoration is kept only when every entry it finds moved is
-    restored within ``[min(y) - 3 s, max(y) + 3 s]`` (``s`` the sample's noise
-    scale, :func:`_noise_scale`, plus ``1e-6 max|y|`` for the rounding of
-    noiseless data). A point of the subspace that goes beyond it
-    restores no permutation: on scikit-learn's digits at rank 21 (pixels as
-    attributes, 0-16; one pixel shuffled in 30% of the records, seed 1801) a
-    clean pixel flagged by the leave-one-out rule was restored to values up to
-    29.6 in 126 records, passed the other checks and made the table 55 times
-    worse than doing nothing. Complete samples only, as the misplaced-values
-    test (the observed values of an incomplete sample are part of its values).
-    """
-    slack = 3.0 * scale + _EXACT_FIT * np.max(np.abs(Y), axis=1)  # rounding, noiseless data
-    low = np.min(Y, axis=1) - slack
-    high = np.max(Y, axis=1) + slack
-    beyond = (fit < low[:, None]) | (fit > high[:, None])
-    return ~np.any(beyond & out, axis=1)
 
 
 def _fits_spread(Y, M, out):
@@ -1028,9 +1004,9 @@ def _warn_left_unchanged(k):
         f"UnlabeledPCA: {k} sample(s) are flagged as permuted, but none of their "
         "restorations passes the checks of restore_samples='checked' (a restoration "
         "must move the sample clearly farther than its own error on the entries it "
-        "fits, put the entries it finds moved back within the sample's range of "
-        "values, fit entries that span the sample and, on data not close to rank "
-        "n_components, be reproduced from either half of the entries): they are "
+        "fits, put back values that look misplaced, fit entries that span the sample "
+        "and, on data not close to rank n_components, be reproduced from either "
+        "half of the entries): they are "
         "returned unchanged. The data may be far from rank n_components; "
         "restore_samples='all' restores every sample regardless.",
         FlaggingWarning,
