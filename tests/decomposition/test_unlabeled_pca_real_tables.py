@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """UnlabeledPCA's default on real tables only roughly of rank r: never silently worse."""
 
+import functools
 import warnings
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sklearn.datasets import load_breast_cancer, load_diabetes, load_wine
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_digits, load_wine
 
 from skpapers.datasets import (
     load_breast_cancer_benign,
@@ -19,11 +20,16 @@ from skpapers.datasets import (
 from skpapers.decomposition import UnlabeledPCA
 from skpapers.decomposition._unlabeled_pca.solver import (
     _abs_residuals,
+    _coefficients,
     _fits_spread,
     _halves_agree,
+    _held_out_kept,
     _moved_entries,
     _noise_scale,
+    _power_of_two_scale,
     _restoration_helps,
+    coefficients,
+    loo_settings,
 )
 from skpapers.decomposition._unlabeled_pca.subspace import (
     _UNEXPLAINED_FLAG,
@@ -34,6 +40,7 @@ from skpapers.decomposition._unlabeled_pca.subspace import (
 from skpapers.decomposition._unlabeled_pca.unlabeled_sensing import _lsrf
 from skpapers.exceptions import FlaggingWarning
 from skpapers.metrics import relative_restoration_error
+from skpapers.utils._progress import Progress
 
 
 def _error(Z, norms, means, A):
@@ -386,3 +393,52 @@ def test_the_rule_beside_restored_partners_unflags_only_clean_samples(seed):
     assert np.all(after[np.isin(flagged, clean)] < 0.2)
     assert np.all(after[np.isin(flagged, shuffled)] > _UNEXPLAINED_FLAG)
 
+
+
+def test_a_clean_pixel_restored_only_on_a_subspace_fitted_with_it():
+    # scikit-learn's digits (61 non-constant pixels as the samples) at rank 21,
+    # pixel 7 shuffled in 30% of the records: pixel 50 (clean, zero-inflated)
+    # was flagged, and its restoration passed every other check and replaced
+    # 126 entries: 55 times worse than doing nothing (pixel 7 is nearly
+    # constant). On the subspace fitted without it, no restoration is kept.
+    D = load_digits().data
+    Z, norms, means = normalize_records(D[:, np.ptp(D, axis=0) > 0])
+    A = permute_records(Z, [7], 0.3, random_state=1801).T
+    upca = UnlabeledPCA(21)
+    with pytest.warns(FlaggingWarning, match="kept on the subspace fitted without"):
+        A_hat = upca.fit_restore(A)
+    assert upca.flagging_rule_ == "unexplained" and upca.permuted_mask_[50]
+    np.testing.assert_array_equal(A_hat, A)
+    # the same checks on the subspace fitted with pixel 50 keep its restoration
+    _, replaced, _ = coefficients(
+        A[50:51], upca._basis(), upca.threshold_, stage2="auto", restore_samples="checked",
+        lsrf_tol=upca.lsrf_tol_, n_jobs=None, random_state=None, flags=np.ones(1, bool),
+        clean_distance=upca.clean_distance_, loo=None,
+    )  # fmt: skip
+    assert replaced.sum() > 100
+
+
+@pytest.mark.parametrize("seed", [1860, 1861])
+def test_restorations_of_shuffled_samples_survive_the_held_out_fit(seed):
+    # 40 samples of a 3-dimensional subspace of R^200 with noise 0.01, 6 of them
+    # shuffled in 20% of their entries: every restoration is kept again on the
+    # subspace fitted without its sample, and none of a clean sample is
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((40, 3)) @ rng.standard_normal((3, 200))
+    noise = rng.standard_normal(X.shape) / np.sqrt(200)
+    X += 0.01 * np.linalg.norm(X, axis=1, keepdims=True) * noise
+    A = permute_records(X.T, np.arange(6), 0.2, random_state=seed).T
+    upca = UnlabeledPCA(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FlaggingWarning)
+        upca.fit(A)
+    again = functools.partial(
+        _coefficients, threshold=upca.threshold_, stage2="auto", restore_samples="checked",
+        lsrf_tol=upca.lsrf_tol_ / _power_of_two_scale(A), n_jobs=1, random_state=None,
+        progress=Progress("unlabeled_pca", 0), flags=np.ones(1, bool),
+        clean_distance=upca.clean_distance_, loo=None,
+    )  # fmt: skip
+    Y = A / _power_of_two_scale(A)
+    rows = np.arange(10)  # the six shuffled samples and four clean ones
+    kept = _held_out_kept(Y, rows, 3, again, loo_settings("dpcp", 0.5, 1000, 1e-9))
+    np.testing.assert_array_equal(kept, rows < 6)

@@ -603,6 +603,7 @@ def _coefficients(
     else:
         selected = distances(Y, M, C, U) > threshold
     n_dense = n_dropped = 0
+    flagged = selected.copy()
     if selected.any():
         rows = np.flatnonzero(selected)
         Y_sel, M_sel = Y[rows], None if M is None else M[rows]
@@ -645,7 +646,7 @@ def _coefficients(
                 )  # fmt: skip
             helps[dense] = True  # hard EM under "auto": kept only at the noise level
             if not helps.any():
-                _warn_left_unchanged(rows.size)
+                _warn_left_unchanged(rows.size, loo=loo is not None)
             elif M_sel is not None:
                 helps, n_dropped = _drop_unverified(
                     U, Y_sel, M_sel, C_sel, helps, lsrf_tol, clean_distance
@@ -667,12 +668,26 @@ def _coefficients(
         entries = f" ({int(replaced.sum())} entries)"
     if loo is not None and restore_samples == "checked" and selected.any():
         rows = np.flatnonzero(selected)
+        again = functools.partial(
+            _coefficients, threshold=threshold, stage2=stage2, restore_samples="checked",
+            lsrf_tol=lsrf_tol, n_jobs=1, random_state=random_state,
+            progress=Progress("unlabeled_pca", 0), flags=np.ones(1, dtype=bool),
+            clean_distance=clean_distance, loo=None,
+        )  # fmt: skip
+        held = rows[~_held_out_kept(Y, rows, U.shape[1], again, loo)]
+        C[held] = _least_squares(U, Y[held], None)
+        replaced[held] = selected[held] = False
+        if held.size:
+            entries += f"; {held.size} not kept on the subspace fitted without them"
+        kept = np.flatnonzero(selected)
         B = np.where(replaced, C @ U.T, Y)  # the table as returned
-        explained = rows[_unexplained_after(Y, B, rows, U.shape[1], **loo) <= _UNEXPLAINED_FLAG]
+        explained = kept[_unexplained_after(Y, B, kept, U.shape[1], **loo) <= _UNEXPLAINED_FLAG]
         C[explained] = _least_squares(U, Y[explained], None)
         replaced[explained] = selected[explained] = False
         if explained.size:
             entries += f"; {explained.size} explained by the others' restorations, unchanged"
+        if not selected.any():
+            _warn_left_unchanged(int(flagged.sum()), loo=True)
     label = stage2
     if stage2 == "auto":
         label = f"lsrf, hard_em on {n_dense}" if n_dense else "lsrf"
@@ -682,6 +697,32 @@ def _coefficients(
         f"Stage II ({label}): restored {int(selected.sum())} of {len(Y)} samples{entries}"
     )
     return C, replaced, M
+
+
+def _held_out_kept(Y, rows, r, again, loo):
+    """Whether each restoration of ``Y[rows]`` is kept on a subspace fitted without its sample.
+
+    A held-out check of a restoration, for the leave-one-out rule's setting
+    (complete samples, fewer than the features, at most 100): Stage I runs
+    again without sample ``j`` (``loo``: its settings), and Stage II with
+    every check of ``restore_samples="checked"`` on that subspace
+    (``again``: :func:`_coefficients` for one flagged sample and a basis) must
+    keep a restoration of sample ``j`` too. Robust fits give a shuffled sample
+    little weight, so leaving it out changes little; a clean sample the
+    subspace explains poorly can pull the fit towards itself (its weight is
+    not small among so few samples), and its residual then looks like a few
+    moved entries on a subspace that half-fits it. The fits run in the
+    coordinates of the samples' span (the subspace lies in it), mapped back.
+    """
+    Q, R = np.linalg.qr(Y.T)  # Y = R.T @ Q.T: coordinates R.T in the basis Q
+    coordinates = R.T
+    kept = np.zeros(len(rows), dtype=bool)
+    for i, j in enumerate(rows):
+        U_j, _ = _stage1(np.delete(coordinates, j, axis=0), None, r, **loo)
+        with warnings.catch_warnings():  # a re-check: the fit warns for itself
+            warnings.simplefilter("ignore", FlaggingWarning)
+            kept[i] = again(Y[j : j + 1], (Q @ U_j).T)[1].any()
+    return kept
 
 
 def _abs_residuals(U, Y, M, C):
@@ -1002,14 +1043,18 @@ def _drop_unverified(U, Y, M, C, helps, lsrf_tol, clean_distance):
     return out, n_dropped
 
 
-def _warn_left_unchanged(k):
+def _warn_left_unchanged(k, loo=False):
+    few = (
+        "; with few samples, also be kept on the subspace fitted without the sample "
+        "and leave it unexplained beside the other restorations" if loo else ""
+    )
     warnings.warn(
         f"UnlabeledPCA: {k} sample(s) are flagged as permuted, but none of their "
         "restorations passes the checks of restore_samples='checked' (a restoration "
         "must move the sample clearly farther than its own error on the entries it "
         "fits, put back values that look misplaced, fit entries that span the sample "
         "and, on data not close to rank n_components, be reproduced from either "
-        "half of the entries): they are "
+        f"half of the entries{few}): they are "
         "returned unchanged. The data may be far from rank n_components; "
         "restore_samples='all' restores every sample regardless.",
         FlaggingWarning,
