@@ -66,6 +66,12 @@ def _gelu_d(z):
     return ndtr(z) + z * _phi(z)
 
 
+def _gelu_both(z):
+    """``(_gelu(z), _gelu_d(z))`` with one ``ndtr``: the same numbers, for gradient descent."""
+    cdf = ndtr(z)
+    return z * cdf, cdf + z * _phi(z)
+
+
 def _swish(z):
     return z * expit(z)
 
@@ -130,6 +136,7 @@ _BUILTIN_LINKS = {
     "quadratic": (_quadratic, _quadratic_d),
     "identity": (_identity, _ones),
 }
+_BOTH = {"gelu": _gelu_both}
 _ALIASES = {"silu": "swish", "logistic": "sigmoid"}
 LINK_NAMES = frozenset(_BUILTIN_LINKS) | frozenset(_ALIASES)
 
@@ -142,6 +149,9 @@ class Link:
     df: object
     is_even: bool
     name: str
+    # z -> (f(z), df(z)) in one evaluation sharing their common part (the same numbers
+    # as f and df), or None
+    f_and_df: object = None
 
     def __call__(self, t):
         """Evaluate the link."""
@@ -237,7 +247,7 @@ def resolve_link(link):
         if name not in _BUILTIN_LINKS:
             raise ValueError(f"Unknown link {link!r}; choose from {sorted(LINK_NAMES)}.")
         f, df = _BUILTIN_LINKS[name]
-        return Link(f, df, _is_even(f), name)
+        return Link(f, df, _is_even(f), name, _BOTH.get(name))
     if isinstance(link, (list, tuple)):
         if len(link) != 2 or not all(callable(g) for g in link):
             raise ValueError(

@@ -270,6 +270,10 @@ def _robust_gd(
     """
     d = Z.shape[1]
     f, df = link.f, link.df
+    # f and f' of the same index in one evaluation (GeLU: one ndtr instead of two per
+    # step); df_s, when not None, is f'(s) of the current iterate
+    both = getattr(link, "f_and_df", None)
+    df_s = None
     location_norm2 = float(location_z @ location_z)
     if clip is None or not _REFIT["huber_objective"]:
         def objective(r):
@@ -312,7 +316,7 @@ def _robust_gd(
                 r[np.abs(residual) > skip] = 0.0
         elif aggregator in ("filter", "huber"):
             r = huber_clip(r)
-        c = -r * df(s)
+        c = -r * (df(s) if df_s is None else df_s)
         whitener = None
         if aggregator == "filter":
             psi2 = float(trimmed_mse(r, eps)) / _huber_trim_ratio(eps)
@@ -339,7 +343,11 @@ def _robust_gd(
             b_new = b - eta * g_b if fit_intercept else float(theta_new @ location_z)
             s_new = Z @ theta_new + b_new
             with np.errstate(over="ignore", invalid="ignore"):
-                residual_new = y - f(s_new)
+                if both is None:
+                    residual_new, df_new = y - f(s_new), None
+                else:
+                    f_new, df_new = both(s_new)
+                    residual_new = y - f_new
                 loss_new = float(objective(residual_new))
             if np.isfinite(loss_new) and loss_new <= 1.5 * loss:
                 accepted = True
@@ -350,6 +358,7 @@ def _robust_gd(
             break
         step = eta * g_norm
         theta, b, s, residual, n_iter = theta_new, b_new, s_new, residual_new, it + 1
+        df_s = df_new
         improving = loss_new < best[0] * (1.0 - tol)
         if loss_new < best[0]:
             best, best_fit = (loss_new, theta, b), (s, residual)
@@ -1173,7 +1182,10 @@ def robust_single_index(
     y = np.asarray(y, dtype=np.float64)
     X_given, link_given, whiten_given, verbose_given = X, link, whiten, verbose
     n, d = X.shape
-    if not np.any(np.ptp(X, axis=0) > 0):
+    # a feature that varies on a systematic sample varies on all rows: the pass over
+    # all rows (two reductions of X, 0.08 s at 1e6 x 50) only when the sample shows none
+    if not (np.any(np.ptp(X[:: max(1, n // 1000)], axis=0) > 0)
+            or np.any(np.ptp(X, axis=0) > 0)):
         raise ValueError(
             "every feature of X is constant (in its dtype): no direction can be fitted."
         )
