@@ -275,6 +275,7 @@ def _robust_gd(
     both = getattr(link, "f_and_df", None)
     df_s = None
     location_norm2 = float(location_z @ location_z)
+    seen = {}  # the last residuals the objective scored, and their absolute values
     if clip is None or not _REFIT["huber_objective"]:
         def objective(r):
             return trimmed_mse(r, eps)
@@ -282,6 +283,7 @@ def _robust_gd(
         def objective(r):
             loss = np.square(r)
             a = np.abs(r)
+            seen["r"], seen["abs"] = r, a  # |r|, read again by the next gradient
             large = a > clip
             loss[large] = 2.0 * clip * a[large] - clip * clip
             if skip is not None:
@@ -311,12 +313,17 @@ def _robust_gd(
                 base = float(learning_rate)
         r = residual
         if clip is not None:
+            abs_residual = seen["abs"] if seen.get("r") is residual else np.abs(residual)
             r = np.clip(r, -clip, clip)
             if skip is not None:
-                r[np.abs(residual) > skip] = 0.0
+                r[abs_residual > skip] = 0.0
         elif aggregator in ("filter", "huber"):
             r = huber_clip(r)
-        c = -r * (df(s) if df_s is None else df_s)
+        if clip is not None and aggregator != "filter":  # r is ours: c = -(r f'(s)) in place
+            c = np.multiply(r, df(s) if df_s is None else df_s, out=r)
+            np.negative(c, out=c)
+        else:
+            c = -r * (df(s) if df_s is None else df_s)
         whitener = None
         if aggregator == "filter":
             psi2 = float(trimmed_mse(r, eps)) / _huber_trim_ratio(eps)
@@ -325,7 +332,7 @@ def _robust_gd(
             Z, c, eps, aggregator, rng, with_one=True, state=state, whitener=whitener
         )
         if newton_steps:
-            inside = float(np.mean(np.abs(residual) < clip))
+            inside = float(np.mean(abs_residual < clip))
             inverse = _gradient_whitener(link, theta, b, 1.0) if inside > 0 else None
             if inverse is not None:
                 g = inverse(inverse(g)) / inside
