@@ -755,17 +755,20 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
             v = rng.standard_normal(d)
         v /= np.linalg.norm(v)
         first = n_power[0]
+    zv = None  # Z @ v of the last tau, reused by the next round's first power step
     for round_ in range(max_rounds):
         sw = w.sum()
         m = (w @ Z) / sw
         for _ in range(first if round_ == 0 else n_power[1]):
-            cv = Z @ v - m @ v
+            cv = (Z @ v if zv is None else zv) - m @ v
+            zv = None
             u = Z.T @ (w * cv) - m * (w @ cv)
             nu = np.linalg.norm(u)
             if not nu > 0:
                 return w > 0.5
             v = u / nu
-        tau = Z @ v - m @ v
+        zv = Z @ v
+        tau = zv - m @ v
         lam = (w @ np.square(tau)) / sw
         scale = _sampled_median_sd(tau[w > 0.5])  # of this tau and w: kept for the tail cut
         unit = scale[1] ** 2
@@ -951,18 +954,21 @@ def _filter_mean(Z, c, eps, rng, with_one, state, whitener, n_rounds=4, n_power=
         v /= np.linalg.norm(v)
         steps = n_power[0]
     w, total = np.ones(m), None
+    gv = None  # the rows' projections on A v of the last tau, reused by the next round
     for _ in range(n_rounds):
         sw = w.sum()
         total = _gt_times(Z, c, w, with_one)  # the weighted sum, returned if w stays
         mu = A(total / sw)
         for _ in range(steps):
-            gv = _g_times(Z, c, A(v), with_one)
+            gv = _g_times(Z, c, A(v), with_one) if gv is None else gv
             u = A(_gt_times(Z, c, w * gv, with_one)) / sw - mu * (mu @ v)
+            gv = None
             nu = np.linalg.norm(u)
             if not nu > 0:
                 break
             v = u / nu
-        tau = np.square(_g_times(Z, c, A(v), with_one) - mu @ v)
+        gv = _g_times(Z, c, A(v), with_one)
+        tau = np.square(gv - mu @ v)
         if whitener is not None:  # stop at the clean rows' level
             kappa = (w @ np.square(c2)) * sw / (w @ c2) ** 2
             if (w @ tau) / sw <= mp_edge(sw, dim, kappa):
