@@ -81,8 +81,18 @@ def _swish_d(z):
     return s + z * s * (1.0 - s)
 
 
+def _swish_both(z):
+    s = expit(z)
+    return z * s, s + z * s * (1.0 - s)
+
+
 def _tanh(z):
     return np.tanh(z)
+
+
+def _tanh_both(z):
+    t = np.tanh(z)
+    return t, 1.0 - np.square(t)
 
 
 def _tanh_d(z):
@@ -96,6 +106,11 @@ def _sigmoid(z):
 def _sigmoid_d(z):
     s = expit(z)
     return s * (1.0 - s)
+
+
+def _sigmoid_both(z):
+    s = expit(z)
+    return s, s * (1.0 - s)
 
 
 def _probit(z):
@@ -136,7 +151,9 @@ _BUILTIN_LINKS = {
     "quadratic": (_quadratic, _quadratic_d),
     "identity": (_identity, _ones),
 }
-_BOTH = {"gelu": _gelu_both}
+# value and derivative in one evaluation (the same numbers as the pairs above)
+_BOTH = {"gelu": _gelu_both, "swish": _swish_both, "tanh": _tanh_both,
+         "sigmoid": _sigmoid_both}
 _ALIASES = {"silu": "swish", "logistic": "sigmoid"}
 LINK_NAMES = frozenset(_BUILTIN_LINKS) | frozenset(_ALIASES)
 
