@@ -66,12 +66,6 @@ def _gelu_d(z):
     return ndtr(z) + z * _phi(z)
 
 
-def _gelu_both(z):
-    """``(_gelu(z), _gelu_d(z))`` with one ``ndtr``: the same numbers, for gradient descent."""
-    cdf = ndtr(z)
-    return z * cdf, cdf + z * _phi(z)
-
-
 def _swish(z):
     return z * expit(z)
 
@@ -81,18 +75,8 @@ def _swish_d(z):
     return s + z * s * (1.0 - s)
 
 
-def _swish_both(z):
-    s = expit(z)
-    return z * s, s + z * s * (1.0 - s)
-
-
 def _tanh(z):
     return np.tanh(z)
-
-
-def _tanh_both(z):
-    t = np.tanh(z)
-    return t, 1.0 - np.square(t)
 
 
 def _tanh_d(z):
@@ -106,11 +90,6 @@ def _sigmoid(z):
 def _sigmoid_d(z):
     s = expit(z)
     return s * (1.0 - s)
-
-
-def _sigmoid_both(z):
-    s = expit(z)
-    return s, s * (1.0 - s)
 
 
 def _probit(z):
@@ -151,9 +130,6 @@ _BUILTIN_LINKS = {
     "quadratic": (_quadratic, _quadratic_d),
     "identity": (_identity, _ones),
 }
-# value and derivative in one evaluation (the same numbers as the pairs above)
-_BOTH = {"gelu": _gelu_both, "swish": _swish_both, "tanh": _tanh_both,
-         "sigmoid": _sigmoid_both}
 _ALIASES = {"silu": "swish", "logistic": "sigmoid"}
 LINK_NAMES = frozenset(_BUILTIN_LINKS) | frozenset(_ALIASES)
 
@@ -166,9 +142,6 @@ class Link:
     df: object
     is_even: bool
     name: str
-    # z -> (f(z), df(z)) in one evaluation sharing their common part (the same numbers
-    # as f and df), or None
-    f_and_df: object = None
 
     def __call__(self, t):
         """Evaluate the link."""
@@ -264,7 +237,7 @@ def resolve_link(link):
         if name not in _BUILTIN_LINKS:
             raise ValueError(f"Unknown link {link!r}; choose from {sorted(LINK_NAMES)}.")
         f, df = _BUILTIN_LINKS[name]
-        return Link(f, df, _is_even(f), name, _BOTH.get(name))
+        return Link(f, df, _is_even(f), name)
     if isinstance(link, (list, tuple)):
         if len(link) != 2 or not all(callable(g) for g in link):
             raise ValueError(

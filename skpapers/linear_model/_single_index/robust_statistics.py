@@ -267,22 +267,15 @@ def duplicate_mask(X, rng, n_proj=3, resolution=1e-3, min_size=None):
     P /= np.linalg.norm(P, axis=0)
     proj = X @ P.astype(X.dtype)
     med, mad = _median_mad(proj)
-    # (in place, one projection per row of the transposed copy: the same numbers)
-    cells = np.array(proj.T, order="C")
-    cells -= med[:, None]
-    cells /= mad[:, None]
+    proj = (proj - med) / mad
     offset = rng.uniform(0.0, 1.0, n_proj)
-    cells /= resolution
-    cells = cells.astype(np.float64, copy=False)  # (X.dtype up to here, as before)
-    cells += offset[:, None]
-    np.floor(cells, out=cells)
+    cells = np.floor(proj / resolution + offset)
     if not np.all(np.isfinite(cells)):
         return drop
     # one int64 key per row (a hash of its cell; collisions only merge bins)
     key = np.zeros(n, dtype=np.int64)
     for j in range(n_proj):
-        key *= np.int64(1_000_003)
-        key += cells[j].astype(np.int64)
+        key = key * np.int64(1_000_003) + cells[:, j].astype(np.int64)
     # the bins' sizes first, usually none is big: a bin lies in one bucket of the key's
     # last 16 bits, so that no bucket of min_size rows means no bin of that size
     if np.bincount((key & 0xFFFF).astype(np.intp), minlength=1 << 16).max() < min_size:

@@ -270,12 +270,7 @@ def _robust_gd(
     """
     d = Z.shape[1]
     f, df = link.f, link.df
-    # f and f' of the same index in one evaluation (GeLU: one ndtr instead of two per
-    # step); df_s, when not None, is f'(s) of the current iterate
-    both = getattr(link, "f_and_df", None)
-    df_s = None
     location_norm2 = float(location_z @ location_z)
-    seen = {}  # the last residuals the objective scored, and their absolute values
     if clip is None or not _REFIT["huber_objective"]:
         def objective(r):
             return trimmed_mse(r, eps)
@@ -283,7 +278,6 @@ def _robust_gd(
         def objective(r):
             loss = np.square(r)
             a = np.abs(r)
-            seen["r"], seen["abs"] = r, a  # |r|, read again by the next gradient
             large = a > clip
             loss[large] = 2.0 * clip * a[large] - clip * clip
             if skip is not None:
@@ -313,17 +307,12 @@ def _robust_gd(
                 base = float(learning_rate)
         r = residual
         if clip is not None:
-            abs_residual = seen["abs"] if seen.get("r") is residual else np.abs(residual)
             r = np.clip(r, -clip, clip)
             if skip is not None:
-                r[abs_residual > skip] = 0.0
+                r[np.abs(residual) > skip] = 0.0
         elif aggregator in ("filter", "huber"):
             r = huber_clip(r)
-        if clip is not None and aggregator != "filter":  # r is ours: c = -(r f'(s)) in place
-            c = np.multiply(r, df(s) if df_s is None else df_s, out=r)
-            np.negative(c, out=c)
-        else:
-            c = -r * (df(s) if df_s is None else df_s)
+        c = -r * df(s)
         whitener = None
         if aggregator == "filter":
             psi2 = float(trimmed_mse(r, eps)) / _huber_trim_ratio(eps)
@@ -332,7 +321,7 @@ def _robust_gd(
             Z, c, eps, aggregator, rng, with_one=True, state=state, whitener=whitener
         )
         if newton_steps:
-            inside = float(np.mean(abs_residual < clip))
+            inside = float(np.mean(np.abs(residual) < clip))
             inverse = _gradient_whitener(link, theta, b, 1.0) if inside > 0 else None
             if inverse is not None:
                 g = inverse(inverse(g)) / inside
@@ -350,11 +339,7 @@ def _robust_gd(
             b_new = b - eta * g_b if fit_intercept else float(theta_new @ location_z)
             s_new = Z @ theta_new + b_new
             with np.errstate(over="ignore", invalid="ignore"):
-                if both is None:
-                    residual_new, df_new = y - f(s_new), None
-                else:
-                    f_new, df_new = both(s_new)
-                    residual_new = y - f_new
+                residual_new = y - f(s_new)
                 loss_new = float(objective(residual_new))
             if np.isfinite(loss_new) and loss_new <= 1.5 * loss:
                 accepted = True
@@ -365,7 +350,6 @@ def _robust_gd(
             break
         step = eta * g_norm
         theta, b, s, residual, n_iter = theta_new, b_new, s_new, residual_new, it + 1
-        df_s = df_new
         improving = loss_new < best[0] * (1.0 - tol)
         if loss_new < best[0]:
             best, best_fit = (loss_new, theta, b), (s, residual)
