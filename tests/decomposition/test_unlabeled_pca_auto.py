@@ -74,6 +74,26 @@ def test_fully_shuffled_samples_with_missing_entries(seed):
     assert np.mean(np.all((lsrf == X) | ~observed, axis=1)[permuted]) > 0.9
 
 
+@pytest.mark.parametrize("seed", [1865, 1866])
+def test_a_feature_the_clean_samples_barely_observe_is_warned(seed):
+    # fully shuffled samples with 30% missing, 30 clean: restored as drawn; with
+    # feature 0 observed in at most 2 of the clean samples (rank 3: its row of
+    # the basis is not determined by them) the restorations fail, and it says so
+    X, X_true, _, permuted = _shuffled_with_missing(seed, 0.3)
+    assert _restored(UnlabeledPCA(3, random_state=0).fit_restore(X), X_true, permuted) >= 0.99
+    X[np.flatnonzero(~permuted)[2:], 0] = np.nan
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        X_hat = UnlabeledPCA(3, random_state=0).fit_restore(X)
+    assert _restored(X_hat, X_true, permuted) < 0.5
+    messages = [str(w.message) for w in caught if w.category is FlaggingWarning]
+    assert any(
+        m.startswith("UnlabeledPCA: feature column(s) 0 are observed in fewer than "
+                     "n_components = 3 of the 30 samples left unflagged")
+        for m in messages
+    ), messages
+
+
 def _observed_errors(X, X_hat, X_true):
     # relative error of each sample on its observed entries, as given and as
     # returned, and whether fit_restore changed any of them
@@ -99,10 +119,17 @@ def test_incomplete_restorations_never_move_a_shuffled_sample_farther(
     # now fits a permutation model, and the subspace refitted with the
     # restored samples restores 94-100% (the drop and its warning: stage2="lsrf"
     # above, and the property test below)
+    # (seed 1736, the lowest: feature 9 is observed in 2 of the 10 clean samples,
+    # too few to determine its row of the basis, and a warning says so)
     X, X_true, _, permuted = _shuffled_with_missing(
         seed, 0.3, n_features, rank, n_samples=n_samples, clean=clean
     )
-    X_hat = UnlabeledPCA(rank, random_state=0).fit_restore(X)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        X_hat = UnlabeledPCA(rank, random_state=0).fit_restore(X)
+    assert [str(w.message)[:41] for w in caught] == (
+        ["UnlabeledPCA: feature column(s) 9 are obs"] if seed == 1736 else []
+    )
     given, after, changed = _observed_errors(X, X_hat, X_true)
     assert not np.any(changed & permuted & (after > given))
     restored = np.linalg.norm(X_hat - X_true, axis=1) < 0.05 * np.linalg.norm(X_true, axis=1)

@@ -761,7 +761,9 @@ class UnlabeledPCA(
             left unflagged (nothing is flagged) or when flagged samples are no
             farther than the unflagged ones' leave-one-out distances (they are
             unflagged, Notes); when every feature
-            has variance 1 to rounding (a scaler in front, Notes).
+            has variance 1 to rounding (a scaler in front, Notes); with missing
+            entries, when a feature is observed in fewer than ``n_components``
+            of the unflagged samples (the subspace is not determined along it).
         """
         if is_dask_collection(X):  # one pass over the blocks per round (distributed.py)
             self.components_, result = distributed_unlabeled_pca(X, self.get_params())

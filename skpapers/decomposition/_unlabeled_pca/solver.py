@@ -281,6 +281,36 @@ def _warn_no_clean_part(n, k, median, median_clean, threshold, rule, r):
     return message
 
 
+def _warn_undetermined(M, flagged, r):
+    """Warn when features are observed in fewer than ``r`` unflagged samples.
+
+    Row ``i`` of the subspace's basis has ``r`` unknowns, fitted on the samples
+    that observe feature ``i``; the samples left unflagged are the ones the
+    subspace is fitted to (permuted samples only join through their own
+    restorations). Fewer than ``r`` of them leave that row free: the permuted
+    samples, or chance, set it (fully shuffled samples with half the entries
+    missing, m = 200, r = 5, 30 clean samples of 300, seed 1854 of the
+    benchmark: a feature observed in 4 clean samples put the fit 8.6 degrees
+    off, and 179 of the 270 shuffled samples were restored). Features missing
+    in every sample are warned about by :func:`observed`.
+    """
+    counts = M[~flagged].sum(axis=0)
+    few = np.flatnonzero((counts < r) & M.any(axis=0))
+    if not few.size:
+        return
+    head = ", ".join(str(i) for i in few[:10]) + (", ..." if few.size > 10 else "")
+    warnings.warn(
+        f"UnlabeledPCA: feature column(s) {head} are observed in fewer than "
+        f"n_components = {r} of the {int((~flagged).sum())} samples left unflagged "
+        f"(as few as {int(counts[few].min())}): the samples that fit the subspace do "
+        "not determine it along those features, and restorations can be wrong there. "
+        "More samples with those features observed, or a smaller n_components, "
+        "fix it.",
+        FlaggingWarning,
+        stacklevel=_user_stacklevel(),
+    )
+
+
 def _held_out_threshold(Y, d, flagged, threshold, r):
     """Raise the flagging threshold to the unflagged samples' leave-one-out distances.
 
@@ -1262,7 +1292,9 @@ def unlabeled_pca(
         100) does not apply: partly permuted samples are then not flagged.
         With ``restore_samples="checked"``, when more than 10% of the
         restorations of samples with missing entries fit no permutation model
-        and are dropped (those samples are returned as given).
+        and are dropped (those samples are returned as given); and when a
+        feature is observed in fewer than ``n_components`` of the unflagged
+        samples (the samples that fit the subspace do not determine it there).
 
     See Also
     --------
@@ -1356,6 +1388,8 @@ def unlabeled_pca(
             )
             C, d, flagged = _refitted(U, joined, Y, M, C, d, flagged, threshold, rule)
         progress.stage(f"subspace refitted with {joined} restored sample(s)")
+    if M is not None and restore_samples != "all":
+        _warn_undetermined(M, flagged, r)
     if restore_samples == "checked" and rule == "distance" and M is None:
         threshold, warned = _held_out_threshold(Y, d, flagged, threshold, r)
         flagged = d > threshold
