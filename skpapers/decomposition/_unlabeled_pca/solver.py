@@ -710,7 +710,7 @@ def _coefficients(
         if held.size:
             entries += f"; {held.size} not kept on the subspace fitted without them"
         kept = np.flatnonzero(selected)
-        B = np.where(replaced, C @ U.T, Y)  # the table as returned
+        B = restored(Y, C, replaced, None, U.T)  # the table as returned
         explained = kept[_unexplained_after(Y, B, kept, U.shape[1], **loo) <= _UNEXPLAINED_FLAG]
         C[explained] = _least_squares(U, Y[explained], None)
         replaced[explained] = selected[explained] = False
@@ -1183,14 +1183,26 @@ def _scaler_verdict(mean, std, scale):
 
 
 def restored(X, C, replaced, M, components):
-    """``X`` with the ``replaced`` entries set to ``C @ components`` and NaN filled.
+    """``X`` with the ``replaced`` entries restored and NaN filled.
 
-    ``replaced``: boolean, the shape of ``X`` (:func:`coefficients`).
+    ``replaced``: boolean, the shape of ``X`` (:func:`coefficients`). A sample
+    whose observed entries are all replaced takes its restoration ``C @
+    components``. A sample with only some of them replaced (the entries its
+    restoration finds moved, on data not close to rank ``r``) keeps its own
+    values: those of the replaced entries are reassigned among them in the
+    order of the restoration (:func:`_reordered`). Among entries that hold
+    every moved one, the true values are a permutation of the given ones, and
+    the restoration only has to order them; a restoration off by the
+    subspace's misfit on one entry no longer puts a value there that the
+    sample never had. Missing entries are filled from the restoration.
     """
     components = components.astype(np.float64)
     out = np.array(X, dtype=np.float64)
     rows = np.flatnonzero(replaced.any(axis=1))
-    out[rows] = np.where(replaced[rows], C[rows] @ components, out[rows])
+    fit = C[rows] @ components
+    part = np.any(~replaced[rows] & ~np.isnan(out[rows]), axis=1)
+    fit[part] = _reordered(out[rows[part]], replaced[rows[part]], fit[part])
+    out[rows] = np.where(replaced[rows], fit, out[rows])
     if M is not None:
         gaps = np.flatnonzero(np.isnan(out).any(axis=1))
         out[gaps] = np.where(np.isnan(out[gaps]), C[gaps] @ components, out[gaps])
