@@ -112,28 +112,6 @@ def test_residual_refit_returns_the_residuals_of_its_fit():
     assert_array_equal(r, y - link.f(Z @ theta + b))
 
 
-def test_residual_refit_in_place_equals_the_copying_refit():
-    # overwrite=True moves the kept rows within Z instead of copying them: same fit
-    from skpapers.linear_model._single_index.solver import _residual_refit
-    from skpapers.utils._links import resolve_link
-    from skpapers.utils._progress import Progress
-
-    rng = np.random.RandomState(53)
-    Z = rng.standard_normal((3000, 5))
-    y = np.tanh(Z @ np.array([1.0, -0.5, 0.2, 0.0, 0.3])) + 0.1 * rng.standard_normal(3000)
-    y[:300] -= 2.0
-    fits = [
-        _residual_refit(
-            Z.copy(), y, np.full(5, 0.3), 0.1, resolve_link("tanh"), fit_intercept=True,
-            location_z=np.zeros(5), learning_rate="auto", tol=1e-6, rng=rng,
-            verbose=Progress("single_index", 0), guard_eps=0.1, overwrite=overwrite,
-        )
-        for overwrite in (False, True)
-    ]
-    for slow, fast in zip(*fits, strict=True):
-        assert_array_equal(fast, slow)
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_median_mad_equals_the_columnwise_computation(dtype):
     # _median_mad partitions a transposed copy in place: the same numbers as numpy's

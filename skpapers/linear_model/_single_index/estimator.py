@@ -164,6 +164,10 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         Rows kept by the covariate filter (and not dropped as copies in a
         planted cluster). Not an outlier detector: the filter only bounds the
         spectral mass of the outliers, many may remain.
+    residual_mask_ : ndarray of shape (n_samples,), dtype=bool
+        Rows not dropped as lying on a point mass of the residuals (see
+        Notes; all True when none was found). The fit uses the rows where
+        both ``covariate_mask_`` and ``residual_mask_`` are True.
     inlier_mask_ : ndarray of shape (n_samples,), dtype=bool
         Deprecated alias of ``covariate_mask_`` (a ``FutureWarning`` on
         access); it will be removed in the next release.
@@ -181,8 +185,8 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
     contamination_ : float
         Fraction of the rows the final fit leaves out or explains poorly
         (tight clusters of identical rows, rows squeezed towards a line, rows
-        on a point mass, the covariate filter, residuals beyond 3 robust
-        standard deviations): an
+        on a point mass, the covariate filter, rows on a point mass of the
+        residuals, residuals beyond 3 robust standard deviations): an
         estimate of the corrupted fraction, inflated by heavy-tailed noise.
     n_features_in_ : int
         Number of features seen during fit.
@@ -397,6 +401,7 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         self.init_coef_ = result.init_coef
         self.n_iter_ = result.n_iter
         self.covariate_mask_ = result.covariate_mask
+        self.residual_mask_ = result.residual_mask
         self.location_ = result.location
         self.whitening_ = result.whitening
         self.esc_constant_ = result.esc_constant

@@ -525,6 +525,80 @@ def _excess_centre(p, c, h, med, sd):
     return float(np.clip((p[rows].sum() - background_sum) / excess, c - h, c + h)), excess
 
 
+_SPIKE_LOCAL_RING = 3.0  # the local background of a window of half-width h: h < |p - c| < 3 h
+
+
+def _local_background(inside, within_ring, ring=_SPIKE_LOCAL_RING):
+    """Rows a locally linear density puts in a window of half-width h.
+
+    ``inside`` rows lie within h of the centre and ``within_ring`` within
+    ``ring h``: the ring between holds ``ring - 1`` windows' worth of a density
+    linear over it, whatever the law's shape further away.
+    """
+    return (within_ring - inside) / (ring - 1.0)
+
+
+def _local_excess_centre(p, c, h, med=None, sd=None):
+    """As :func:`_excess_centre`, in excess of the local background (:func:`_local_background`).
+
+    The background's rows are taken as centred on ``c``. ``med`` and ``sd``
+    are not used (the signature of :func:`_excess_centre`).
+    """
+    dist = np.abs(p - c)
+    rows = dist < h
+    count = int(rows.sum())
+    background = _local_background(count, np.count_nonzero(dist < _SPIKE_LOCAL_RING * h))
+    excess = count - background
+    if not excess > 0:
+        return c, 0.0
+    return float(np.clip(c + (p[rows] - c).sum() / excess, c - h, c + h)), excess
+
+
+def _local_peaks(p, count=1, width=0.1, quantiles=(0.01, 0.99), span=4.0):
+    """Centres of the windows (half-width ``width`` robust sd) most in excess of their local background.
+
+    Windows are centred on a grid of step ``width / 2`` between the
+    ``quantiles`` of p, within ``span`` robust sd of its median; each is scored by its excess over the local
+    background (:func:`_local_background`) in units of the background's Poisson
+    sd. Unlike :func:`_excess_peak`, no law is assumed: the heavy tails of
+    residuals would be excess over any Gaussian fit. The best ``count``
+    centres whose rings do not overlap, best first.
+    """
+    med, sd, _ = _sampled_median_sd(p)
+    h = width * sd
+    ordered = np.sort(p)
+    lo, hi = ordered[[int(q * (ordered.size - 1)) for q in quantiles]]
+    lo, hi = max(lo, med - span * sd), min(hi, med + span * sd)
+    if not (sd > 0 and hi > lo):
+        return [float(_median(p))]
+    grid = np.arange(lo, hi, 0.5 * h)
+
+    def rows_within(a, b):
+        return np.searchsorted(ordered, b) - np.searchsorted(ordered, a)
+
+    inside = rows_within(grid - h, grid + h)
+    background = _local_background(
+        inside, rows_within(grid - _SPIKE_LOCAL_RING * h, grid + _SPIKE_LOCAL_RING * h))
+    score = (inside - background) / np.sqrt(background + 1.0)
+    centres = []
+    for _ in range(count):
+        best = int(np.argmax(score))
+        if not np.isfinite(score[best]):
+            break
+        centres.append(float(grid[best]))
+        score[np.abs(grid - grid[best]) < 2.0 * _SPIKE_LOCAL_RING * h] = -np.inf
+    return centres
+
+
+def peak_rows(p, count=2, half_width=0.2):
+    """Rows within ``half_width`` robust sd of the ``count`` best peaks of :func:`_local_peaks`."""
+    _, sd, _ = _sampled_median_sd(p)
+    near = np.zeros(p.shape[0], dtype=bool)
+    for c in _local_peaks(p, count):
+        near |= np.abs(p - c) < half_width * sd
+    return near
+
+
 def _min_norm_step(design, target, v, max_cond=1e6):
     """``lstsq(design, target)[0][:d]`` for the design ``[z_perp, 1]`` of the refinement.
 
@@ -553,7 +627,8 @@ def _min_norm_step(design, target, v, max_cond=1e6):
     return solve_triangular(factor.T, half, lower=False, check_finite=False)[:d]
 
 
-def _refine_hyperplane(Z, v, c, widths=_SPIKE_REFINE, inner=3, max_gain=5.0):
+def _refine_hyperplane(Z, v, c, widths=_SPIKE_REFINE, inner=3, max_gain=5.0,
+                       centre=_excess_centre):
     """Move the hyperplane ``z . v = c`` onto the rows that lie on one.
 
     For rows exactly on ``z . u = c0``, ``c - z . v`` is linear in the part of
@@ -565,7 +640,11 @@ def _refine_hyperplane(Z, v, c, widths=_SPIKE_REFINE, inner=3, max_gain=5.0):
     the window's count over its excess over the Gaussian count (at most
     ``max_gain``). A step (or its half, or quarter) is taken only if it raises
     the excess of the window; the windows shrink along ``widths`` (in robust
-    sd of the projections), at most ``inner`` steps each.
+    sd of the projections), at most ``inner`` steps each. ``centre`` is the
+    window's excess and the mean of its excess rows, ``(p, c, h, med, sd) ->
+    (centre, excess)``: over a Gaussian fit of the projections
+    (:func:`_excess_centre`) or over the local background
+    (:func:`_local_excess_centre`, for laws far from Gaussian).
     """
     n, d = Z.shape
     p = Z @ v  # the projections on v and their robust scale, kept while v is
@@ -577,7 +656,7 @@ def _refine_hyperplane(Z, v, c, widths=_SPIKE_REFINE, inner=3, max_gain=5.0):
             count = int(rows.sum())
             if count <= d + 1:
                 return v, c
-            c, excess = _excess_centre(p, c, h, med, sd)
+            c, excess = centre(p, c, h, med, sd)
             gain = min(count / excess, max_gain) if excess > 0 else max_gain
             design = np.empty((count, d + 1))
             Zs = np.compress(rows, Z, axis=0)
@@ -589,7 +668,7 @@ def _refine_hyperplane(Z, v, c, widths=_SPIKE_REFINE, inner=3, max_gain=5.0):
                 trial = (v + fraction * step) / np.linalg.norm(v + fraction * step)
                 p_trial = Z @ trial
                 med_trial, sd_trial, _ = _sampled_median_sd(p_trial)
-                c_trial, excess_trial = _excess_centre(p_trial, c, h, med_trial, sd_trial)
+                c_trial, excess_trial = centre(p_trial, c, h, med_trial, sd_trial)
                 if excess_trial > excess:
                     v, c, p, med, sd = trial, c_trial, p_trial, med_trial, sd_trial
                     break
@@ -704,6 +783,98 @@ def point_mass_mask(Z, eps, lattice=None, probe=None, min_rows_per_feature=20):
         drop[rows] = True
         planes.append((v, c, h))
     return drop, planes
+
+
+_RESIDUAL_REFINE = (0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.01)  # window half-widths (sd)
+_RESIDUAL_BAND = 4.0  # rows within this many robust sd of the median residual are searched
+
+
+def residual_design(Z, residual, slope):
+    """Rows ``[r, -f'(s) z, -f'(s)]``: their projection on ``(1, Delta)`` is the residual
+    at the fit moved by ``Delta`` (in ``[z, 1]`` coordinates), to first order."""
+    n, d = Z.shape
+    A = np.empty((n, d + 2))
+    A[:, 0] = residual
+    np.multiply(Z, -slope[:, None], out=A[:, 1 : d + 1])
+    A[:, d + 1] = -slope
+    return A
+
+
+def residual_mass_mask(Z, residual, slope, response, budget, max_masses=4):
+    """Rows whose residuals lie on a point mass once the fit is corrected to first order.
+
+    Rows whose responses are shifted by a fixed amount, without noise, sit at
+    the fit's true coefficients on a point mass of the residuals, and, under
+    a Huber clip, tilt the fit. At a fit off by ``Delta`` (in ``[z, 1]``
+    coordinates) their residuals are ``c + f'(s) [z, 1] . Delta`` to first
+    order: a tight cluster, not a point mass. They are a point mass along
+    ``v = (1, Delta)`` of the rows ``[r, -f'(s) z, -f'(s)]``, which the
+    covariate point-mass filter's stages find (:func:`point_mass_mask`):
+    a centre with the largest excess over its local background
+    (:func:`_local_peaks`; residuals are heavy-tailed, so no Gaussian fit), the
+    hyperplane refined onto the rows on it (:func:`_refine_hyperplane` from
+    ``v = (1, 0)``, windows of ``_RESIDUAL_REFINE`` robust sd, local
+    backgrounds) and the same test (:func:`_spike_window`, with ``d + 2`` free
+    parameters). Each mass's refined ``v`` starts the search for the next.
+    Only rows within ``_RESIDUAL_BAND`` robust sd of the median residual are
+    searched (the fit's band: gross outliers would hide a continuous
+    background). A mass whose rows hold fewer distinct responses than half
+    their number is the data's own (integer, rounded or censored responses)
+    and is kept, as the covariate filter keeps lattice planes.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n_samples, n_features)
+        Whitened rows.
+    residual : ndarray of shape (n_samples,)
+        ``y - f(s)`` at the fit, ``s = Z @ theta + b``.
+    slope : ndarray of shape (n_samples,)
+        ``f'(s)``.
+    response : ndarray of shape (n_samples,)
+        y.
+    budget : int
+        At most this many rows are dropped.
+    max_masses : int, default=4
+        Masses searched for.
+
+    Returns
+    -------
+    drop : ndarray of shape (n_samples,), dtype=bool
+    masses : list of (ndarray, float, float)
+        ``(v, c, h)`` of every mass found: rows with ``|a . v - c| < h``,
+        ``a = [r, -f'(s) z, -f'(s)]``.
+    """
+    n, d = Z.shape
+    drop = np.zeros(n, dtype=bool)
+    masses = []
+    if budget <= 0 or n < 20 * (d + 2):
+        return drop, masses
+    med, sd, _ = _sampled_median_sd(residual)
+    band = np.flatnonzero(np.abs(residual - med) <= _RESIDUAL_BAND * sd)
+    A = residual_design(Z[band], residual[band], slope[band])
+    v = np.zeros(d + 2)
+    v[0] = 1.0
+    free = np.ones(band.size, dtype=bool)
+    for _ in range(max_masses):
+        rest = A[free]
+        v, c = _refine_hyperplane(rest, v, _local_peaks(rest @ v)[0], widths=_RESIDUAL_REFINE,
+                                  centre=_local_excess_centre)
+        p = A @ v
+        h = _spike_window(p[free], c, d + 2)
+        if h is None:
+            break
+        rows = np.flatnonzero(free & (np.abs(p - c) < h))
+        if np.unique(response[band[rows]]).size < 0.5 * rows.size:
+            break
+        left = budget - int(drop.sum())
+        if rows.size > left:
+            rows = rows[np.argsort(np.abs(p[rows] - c))[:left]]
+        free[rows] = False
+        drop[band[rows]] = True
+        masses.append((v, c, h))
+        if drop.sum() >= budget:
+            break
+    return drop, masses
 
 
 def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False, state=None):

@@ -31,7 +31,10 @@ from skpapers.linear_model._single_index.robust_statistics import (
     extreme_eigenpairs,
     huber_clip,
     lattice_loadings,
+    peak_rows,
     point_mass_mask,
+    residual_design,
+    residual_mass_mask,
     robust_mean,
     robust_whitening,
     squeeze_mask,
@@ -380,8 +383,7 @@ _REFIT = {"rounds": 2, "cut": 2.0, "iters": 20, "guard_tol": 1.02, "huber_object
 
 
 def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning_rate, tol,
-                    rng, verbose, rounds=None, guard_eps=None, overwrite=False,
-                    skipped=False, start=None):
+                    rng, verbose, rounds=None, guard_eps=None, skipped=False, start=None):
     """Reweighting step: keep the rows whose residual is within ``cut`` robust sd, refit.
 
     With ``skipped``, the rows are not chosen once per round at the start: each
@@ -391,16 +393,12 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
     of a fit of the rows its start chose. With a cut fixed by the start, a
     round kept about a quarter of the distance between two starts (the rows
     near the cut decide), which after a subsample fit made the result depend
-    on the subsample drawn. ``overwrite`` is then ignored.
+    on the subsample drawn.
 
     With ``guard_eps``, a round is kept only if it does not raise the trimmed
     loss at that level (the robust stages' criterion) over all rows of ``Z``:
     outliers whose residuals look like noise (bounded links) could otherwise
     pull the plain refit away from the robust fit.
-
-    With ``overwrite``, the last round moves its rows to the front of ``Z``
-    (:func:`compress_rows`) instead of copying them, and ``Z`` is garbage
-    afterwards: at a million rows the copy costs more than the refit's steps.
 
     ``start``, when given, is ``(Z @ theta + b, y - f(Z @ theta + b))`` (not
     computed again).
@@ -420,19 +418,15 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
         loss, se = _trimmed_mse_and_se(r, guard_eps)
         tolerance = max(tolerance, 1.0 + 2.0 * se)
     rounds = _REFIT["rounds"] if rounds is None else rounds
-    for round_ in range(rounds):
+    for _ in range(rounds):
         scale = 1.4826 * _median(np.abs(r))
         if not scale > 0:
             break
         new_keep = np.abs(r) <= _REFIT["cut"] * scale
         if new_keep.sum() < max(2, Z.shape[1]):
             break
-        last = overwrite and round_ == rounds - 1 and not skipped
         if skipped:
             Z_fit, y_fit = Z, y
-        elif last:  # the few rows outside the cut are copied, the others moved in place
-            left_out = Z[~new_keep]
-            Z_fit, y_fit = compress_rows(Z, new_keep), y[new_keep]
         else:
             Z_fit, y_fit = Z[new_keep], y[new_keep]
         theta_new, b_new, it, fit_new = _robust_gd(
@@ -447,10 +441,6 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
         if skipped:
             r_new = fit_new[1]  # y - f(Z @ theta_new + b_new)
             new_keep = np.abs(r_new) <= _REFIT["cut"] * scale
-        elif last:
-            s = np.empty(y.shape[0])
-            s[new_keep], s[~new_keep] = Z_fit @ theta_new, left_out @ theta_new
-            r_new = y - f(s + b_new)
         else:
             r_new = y - f(Z @ theta_new + b_new)
         if loss is not None:
@@ -466,6 +456,88 @@ def _residual_refit(Z, y, theta, b, link, *, fit_intercept, location_z, learning
         theta, b, keep, r = theta_new, b_new, new_keep, r_new
         start = fit_new if skipped else None
     return theta, b, n_iter, keep, r
+
+
+_RESIDUAL_MASS_ROUNDS = 3
+
+
+def _drop_residual_masses(Z, y, theta, b, link, residual, *, eps, verbose, **refit):
+    """Rows on point masses of the residuals, dropped in rounds, each followed by a refit.
+
+    Responses shifted by a fixed amount without noise (under the Huber clip,
+    where no residual cut sees them) sit on point masses of the residuals at
+    the true coefficients; at the refitted ``(theta, b)`` they are tight
+    clusters, which :func:`residual_mass_mask` corrects to first order and
+    tests. The rows found are dropped (at most ``2 eps`` of the rows of ``Z``
+    in all) and the rest refitted (:func:`_residual_refit` with the other
+    keywords, guarded at ``eps``); the next round searches the residuals of
+    the new fit, where the masses left are sharper. At most
+    ``_RESIDUAL_MASS_ROUNDS`` rounds, none once a round finds nothing.
+
+    ``residual`` is ``y - f(Z @ theta + b)``.
+
+    Returns
+    -------
+    theta, b : the fit
+    n_iter : int
+        Refit iterations.
+    kept : ndarray of shape (n_rows,), dtype=bool
+        Rows of Z not on a mass.
+    residual : ndarray
+        The kept rows' residuals at the fit.
+    screens : list of (ndarray, float, ndarray, float, float)
+        ``(theta, b, v, c, h)`` per mass: rows with ``|a . v - c| < h``, ``a``
+        the :func:`residual_design` row at the fit ``(theta, b)``.
+    """
+    n = y.shape[0]
+    kept = np.ones(n, dtype=bool)
+    screens, n_iter = [], 0
+    budget = int(2.0 * eps * n)
+    for _ in range(_RESIDUAL_MASS_ROUNDS):
+        near = np.zeros(n, dtype=bool)
+        near[kept] = peak_rows(residual)
+        pilot = _residual_refit(Z[kept & ~near], y[kept & ~near], theta, b, link,
+                                verbose=verbose, guard_eps=eps, **refit)[:2]
+        s = Z @ pilot[0] + pilot[1]
+        on, masses = residual_mass_mask(Z, y - link.f(s), link.df(s), y, budget)
+        new = on & kept
+        if not new.any() or np.count_nonzero(on | ~kept) > budget:
+            break
+        screens += [(*pilot, v, c, h) for v, c, h in masses]
+        kept &= ~on
+        verbose.stage(f"residual point masses: {len(masses)} found, {int(new.sum())} more "
+                      "rows dropped")
+        theta, b, it, _, residual = _residual_refit(
+            Z[kept], y[kept], *pilot, link, verbose=verbose, guard_eps=eps, **refit
+        )
+        n_iter += it
+    return theta, b, n_iter, kept, residual, screens
+
+
+def _on_residual_masses(Z, y, link, screens, block=65_536):
+    """Rows of ``(Z, y)`` on any screen ``(theta, b, v, c, h)`` of :func:`_drop_residual_masses`."""
+    on = np.zeros(y.shape[0], dtype=bool)
+    for theta, b, v, c, h in screens:
+        for start in range(0, y.shape[0], block):
+            rows = slice(start, start + block)
+            s = Z[rows] @ theta + b
+            p = residual_design(Z[rows], y[rows] - link.f(s), link.df(s)) @ v
+            on[rows] |= np.abs(p - c) < h
+    return on
+
+
+def _screens_to_whitening(screens, old, new, directions, at):
+    """The screens of :func:`_drop_residual_masses` in another whitening (:func:`_change_whitening`).
+
+    The fit ``(theta, b)`` and the correction ``v`` (its ``[z, 1]`` part) are
+    linear in ``[z, 1]``: each keeps its value on every row.
+    """
+    moved = []
+    for theta, b, v, c, h in screens:
+        theta, b = _change_whitening(theta, b, old, new, directions, at)[:2]
+        v_z, v_b = _change_whitening(v[1:-1], v[-1], old, new, directions, at)[:2]
+        moved.append((theta, b, np.concatenate([[v[0]], v_z, [v_b]]), c, h))
+    return moved
 
 
 def _trimmed_mse_and_se(r, eps):
@@ -1055,6 +1127,9 @@ class RobustSingleIndexResult:
     covariate_mask : ndarray of shape (n_samples,) of bool
         Rows kept by the covariate filter (not an outlier detector: the filter
         only bounds the spectral mass of the outliers, many may remain).
+    residual_mask : ndarray of shape (n_samples,) of bool
+        Rows not dropped as lying on a point mass of the residuals (all True
+        when none was found).
     location : ndarray of shape (n_features,)
         Robust location mu of X.
     whitening : ndarray of shape (n_features, n_features)
@@ -1065,14 +1140,15 @@ class RobustSingleIndexResult:
         The resolved link (``f``, ``df``, ``is_even``, ``name``).
     contamination : float
         Fraction of the rows the final fit leaves out or explains poorly
-        (clusters, squeezed rows, point masses, the covariate filter, residuals beyond 3
-        robust standard deviations): an estimate of the corrupted fraction,
+        (clusters, squeezed rows, point masses, the covariate filter, point
+        masses of the residuals, residuals beyond 3 robust standard deviations): an estimate of the corrupted fraction,
         inflated by heavy-tailed noise.
     """
 
     init_coef: np.ndarray
     n_iter: int
     covariate_mask: np.ndarray
+    residual_mask: np.ndarray
     location: np.ndarray
     whitening: np.ndarray
     esc_constant: float
@@ -1280,13 +1356,20 @@ def robust_single_index(
     verbose.stage(f"robust gradient descent: {int(n_iter)} iteration(s)")
     fitted = int(keep.sum())
     refit = _REFIT["rounds"] and max_iter > 0 and eps > 0
+    residual_mask, masses = np.ones(keep.shape[0], dtype=bool), []
     if refit:
+        descent = dict(fit_intercept=fit_intercept, location_z=location_z,
+                       learning_rate=learning_rate, tol=tol, rng=rng)
         theta, b, it, _, residual = _residual_refit(
-            Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
-            learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, guard_eps=eps,
-            overwrite=not np.may_share_memory(Z, X), start=fit,
+            Z, y_k, theta, b, link, verbose=verbose, guard_eps=eps, start=fit, **descent
         )
         n_iter += it
+        theta, b, it, kept, residual, masses = _drop_residual_masses(
+            Z, y_k, theta, b, link, residual, eps=eps, verbose=verbose, **descent
+        )
+        n_iter += it
+        residual_mask[np.flatnonzero(keep)[~kept]] = False
+        y_k = y_k[kept]
         fitted = _count_explained(residual)
         verbose.stage(f"residual refit: {fitted} of {len(y_k)} rows explained")
     if sub is not None:  # one more refit round on all rows
@@ -1294,12 +1377,20 @@ def robust_single_index(
         keep, location_all, W_all, Z, y_k, _ = _prepare(
             X, y, eps, whiten, rng, verbose, location, W, screens, whitening_rows=sub
         )
+        masses = _screens_to_whitening(
+            masses, (location, W), (location_all, W_all), unseen, unseen_at
+        )
         theta, b, unseen, unseen_at = _change_whitening(
             theta, b, (location, W), (location_all, W_all), unseen, unseen_at
         )
         location, W = location_all, W_all
         location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
         Z = _project_out(Z, unseen)
+        massed = _on_residual_masses(Z, y_k, link, masses)
+        residual_mask = np.ones(n, dtype=bool)
+        if massed.any():
+            residual_mask[np.flatnonzero(keep)[massed]] = False
+            Z, y_k = Z[~massed], y_k[~massed]
         theta, b, it, _, residual = _residual_refit(
             Z, y_k, theta, b, link, fit_intercept=fit_intercept, location_z=location_z,
             learning_rate=learning_rate, tol=tol, rng=rng, verbose=verbose, rounds=1,
@@ -1321,6 +1412,7 @@ def robust_single_index(
         init_coef=init_coef,
         n_iter=int(n_iter),
         covariate_mask=keep,
+        residual_mask=residual_mask,
         location=np.asarray(location, dtype=np.float64),
         whitening=np.asarray(W, dtype=np.float64),
         esc_constant=float(esc),
