@@ -785,7 +785,7 @@ def point_mass_mask(Z, eps, lattice=None, probe=None, min_rows_per_feature=20):
     return drop, planes
 
 
-_RESIDUAL_REFINE = (0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.01)  # window half-widths (sd)
+_RESIDUAL_REFINE = (0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.01) * 2  # window half-widths (sd), two passes
 _RESIDUAL_BAND = 4.0  # rows within this many robust sd of the median residual are searched
 
 

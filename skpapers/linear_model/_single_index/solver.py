@@ -493,23 +493,23 @@ def _drop_residual_masses(Z, y, theta, b, link, residual, *, eps, verbose, **ref
     kept = np.ones(n, dtype=bool)
     screens, n_iter = [], 0
     budget = int(2.0 * eps * n)
+    near = peak_rows(residual)
+    fit = _residual_refit(Z[~near], y[~near], theta, b, link, verbose=verbose, guard_eps=eps,
+                          **refit)[:2]  # the pilot: the fit without the rows near the peaks
     for _ in range(_RESIDUAL_MASS_ROUNDS):
-        near = np.zeros(n, dtype=bool)
-        near[kept] = peak_rows(residual)
-        pilot = _residual_refit(Z[kept & ~near], y[kept & ~near], theta, b, link,
-                                verbose=verbose, guard_eps=eps, **refit)[:2]
-        s = Z @ pilot[0] + pilot[1]
+        s = Z @ fit[0] + fit[1]
         on, masses = residual_mass_mask(Z, y - link.f(s), link.df(s), y, budget)
         new = on & kept
         if not new.any() or np.count_nonzero(on | ~kept) > budget:
             break
-        screens += [(*pilot, v, c, h) for v, c, h in masses]
+        screens += [(*fit, v, c, h) for v, c, h in masses]
         kept &= ~on
         verbose.stage(f"residual point masses: {len(masses)} found, {int(new.sum())} more "
                       "rows dropped")
         theta, b, it, _, residual = _residual_refit(
-            Z[kept], y[kept], *pilot, link, verbose=verbose, guard_eps=eps, **refit
+            Z[kept], y[kept], *fit, link, verbose=verbose, guard_eps=eps, **refit
         )
+        fit = theta, b
         n_iter += it
     return theta, b, n_iter, kept, residual, screens
 
