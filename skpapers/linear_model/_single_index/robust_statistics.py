@@ -525,29 +525,38 @@ def _excess_centre(p, c, h, med, sd):
     return float(np.clip((p[rows].sum() - background_sum) / excess, c - h, c + h)), excess
 
 
-_SPIKE_LOCAL_RING = 3.0  # the local background of a window of half-width h: h < |p - c| < 3 h
+def _local_ring(h, sd):
+    """The ring ``inner < |p - c| < outer`` whose rows give the local background of a window.
 
-
-def _local_background(inside, within_ring, ring=_SPIKE_LOCAL_RING):
-    """Rows a locally linear density puts in a window of half-width h.
-
-    ``inside`` rows lie within h of the centre and ``within_ring`` within
-    ``ring h``: the ring between holds ``ring - 1`` windows' worth of a density
-    linear over it, whatever the law's shape further away.
+    From h to 3 h around a window of half-width h, and never inside the spike
+    test's ring (``_SPIKE_RING`` robust sd): the tails of a cluster a few
+    windows wide would otherwise count as background.
     """
-    return (within_ring - inside) / (ring - 1.0)
+    return max(h, _SPIKE_RING[0] * sd), max(3.0 * h, _SPIKE_RING[1] * sd)
 
 
-def _local_excess_centre(p, c, h, med=None, sd=None):
-    """As :func:`_excess_centre`, in excess of the local background (:func:`_local_background`).
+def _local_background(in_ring, h, ring):
+    """Rows a locally linear density puts within h of a centre, from ``in_ring`` in ``ring``.
 
-    The background's rows are taken as centred on ``c``. ``med`` and ``sd``
-    are not used (the signature of :func:`_excess_centre`).
+    ``in_ring`` rows lie at a distance between ``ring[0]`` and ``ring[1]`` of
+    the centre: exact for a density linear over the ring, whatever the law's
+    shape further away.
+    """
+    return in_ring * h / (ring[1] - ring[0])
+
+
+def _local_excess_centre(p, c, h, med, sd):
+    """As :func:`_excess_centre`, in excess of the local background (:func:`_local_ring`).
+
+    The background's rows are taken as centred on ``c``; ``med`` is not used
+    (the signature of :func:`_excess_centre`).
     """
     dist = np.abs(p - c)
     rows = dist < h
     count = int(rows.sum())
-    background = _local_background(count, np.count_nonzero(dist < _SPIKE_LOCAL_RING * h))
+    ring = _local_ring(h, sd)
+    background = _local_background(
+        np.count_nonzero((dist > ring[0]) & (dist < ring[1])), h, ring)
     excess = count - background
     if not excess > 0:
         return c, 0.0
@@ -555,14 +564,15 @@ def _local_excess_centre(p, c, h, med=None, sd=None):
 
 
 def _local_peaks(p, count=1, width=0.1, quantiles=(0.01, 0.99), span=4.0):
-    """Centres of the windows (half-width ``width`` robust sd) most in excess of their local background.
+    """Centres of the windows most in excess of their local background.
 
-    Windows are centred on a grid of step ``width / 2`` between the
-    ``quantiles`` of p, within ``span`` robust sd of its median; each is scored by its excess over the local
-    background (:func:`_local_background`) in units of the background's Poisson
-    sd. Unlike :func:`_excess_peak`, no law is assumed: the heavy tails of
-    residuals would be excess over any Gaussian fit. The best ``count``
-    centres whose rings do not overlap, best first.
+    Windows of half-width ``width`` robust sd are centred on a grid of step
+    ``width / 2`` between the ``quantiles`` of p, within ``span`` robust sd of
+    its median; each is scored by its excess over the local background
+    (:func:`_local_ring`) in units of the background's Poisson sd. Unlike
+    :func:`_excess_peak`, no law is assumed: the heavy tails of residuals
+    would be excess over any Gaussian fit. Returns the best ``count``
+    centres, best first, each outside the others' rings.
     """
     med, sd, _ = _sampled_median_sd(p)
     h = width * sd
@@ -573,12 +583,12 @@ def _local_peaks(p, count=1, width=0.1, quantiles=(0.01, 0.99), span=4.0):
         return [float(_median(p))]
     grid = np.arange(lo, hi, 0.5 * h)
 
-    def rows_within(a, b):
-        return np.searchsorted(ordered, b) - np.searchsorted(ordered, a)
+    def rows_within(radius):
+        return np.searchsorted(ordered, grid + radius) - np.searchsorted(ordered, grid - radius)
 
-    inside = rows_within(grid - h, grid + h)
-    background = _local_background(
-        inside, rows_within(grid - _SPIKE_LOCAL_RING * h, grid + _SPIKE_LOCAL_RING * h))
+    ring = _local_ring(h, sd)
+    inside = rows_within(h)
+    background = _local_background(rows_within(ring[1]) - rows_within(ring[0]), h, ring)
     score = (inside - background) / np.sqrt(background + 1.0)
     centres = []
     for _ in range(count):
@@ -586,7 +596,7 @@ def _local_peaks(p, count=1, width=0.1, quantiles=(0.01, 0.99), span=4.0):
         if not np.isfinite(score[best]):
             break
         centres.append(float(grid[best]))
-        score[np.abs(grid - grid[best]) < 2.0 * _SPIKE_LOCAL_RING * h] = -np.inf
+        score[np.abs(grid - grid[best]) < 2.0 * ring[1]] = -np.inf
     return centres
 
 
@@ -707,7 +717,7 @@ def _spike_window(p, c, n_features, min_mass=0.01, ratio=10.0, tests=_SPIKE_TEST
     for width in tests:
         h = width * sd
         count = np.count_nonzero(dist < h)
-        background = in_ring * h / (outer - inner)
+        background = _local_background(in_ring, h, (inner, outer))
         if count - background >= max(min_mass * n, 3 * n_features) and count >= ratio * background:
             found = h
     return found
@@ -785,7 +795,7 @@ def point_mass_mask(Z, eps, lattice=None, probe=None, min_rows_per_feature=20):
     return drop, planes
 
 
-_RESIDUAL_REFINE = (0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.01) * 2  # window half-widths (sd), two passes
+_RESIDUAL_REFINE = (0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.01) * 2  # half-widths (sd), two passes
 _RESIDUAL_BAND = 4.0  # rows within this many robust sd of the median residual are searched
 
 
