@@ -24,7 +24,7 @@ class SingleIndexDisplay:
     Two panels: ``y`` against the index ``x . coef_ + intercept_`` with the
     fitted link ``f`` drawn over it, then the residuals ``y - f(index)``
     against the index with a band at +-3 robust standard deviations. Rows
-    removed by the covariate filter are red crosses, rows outside the band
+    removed by the filters are red crosses, rows outside the band
     (which the fit does not explain) orange circles, the others small grey dots.
 
     Create it with :meth:`from_estimator`; all parameters are stored as
@@ -41,7 +41,8 @@ class SingleIndexDisplay:
     link : callable
         The fitted link f, vectorised.
     removed : ndarray of shape (n_shown,), dtype=bool
-        Rows removed by the covariate filter.
+        Rows removed by the covariate filter or as lying on a point mass of
+        the residuals.
     unexplained : ndarray of shape (n_shown,), dtype=bool
         Rows kept by the filter whose residual lies beyond 3 robust standard
         deviations.
@@ -104,8 +105,9 @@ class SingleIndexDisplay:
         """Plot a fitted :class:`RobustSingleIndexRegressor` on data.
 
         On the training data (``training=True``) the rows removed by the
-        covariate filter are ``~estimator.covariate_mask_``, and the residual
-        rule runs, as in the fit, on the other rows: a row is not explained when
+        filters are those outside ``estimator.covariate_mask_`` or
+        ``estimator.residual_mask_`` (rows on point masses of the residuals),
+        and the residual rule runs, as in the fit, on the other rows: a row is not explained when
         its residual exceeds 3 robust standard deviations (``1.4826`` times the
         median absolute residual of the kept rows). The counts in the title then
         add up to ``contamination_ * n_samples`` (when the fit ran its residual
@@ -153,7 +155,8 @@ class SingleIndexDisplay:
                 f"X has {n} rows but the estimator was fitted on "
                 f"{estimator.covariate_mask_.shape[0]}: pass training=False for new data."
             )
-        kept = estimator.covariate_mask_ if training else np.ones(n, dtype=bool)
+        kept = (estimator.covariate_mask_ & estimator.residual_mask_ if training
+                else np.ones(n, dtype=bool))
         y_pred = estimator.predict(X)
         abs_residual = np.abs(y - y_pred)[kept]
         # The solver's rule gives a count: the rows it explains are the n_explained

@@ -526,7 +526,7 @@ def _excess_centre(p, c, h, med, sd):
 
 
 def _local_ring(h, sd):
-    """The ring ``inner < |p - c| < outer`` whose rows give the local background of a window.
+    """Return the ring ``inner < |p - c| < outer`` giving a window's local background.
 
     From h to 3 h around a window of half-width h, and never inside the spike
     test's ring (``_SPIKE_RING`` robust sd): the tails of a cluster a few
@@ -572,7 +572,8 @@ def _local_peaks(p, count=1, width=0.1, quantiles=(0.01, 0.99), span=4.0):
     (:func:`_local_ring`) in units of the background's Poisson sd. Unlike
     :func:`_excess_peak`, no law is assumed: the heavy tails of residuals
     would be excess over any Gaussian fit. Returns the best ``count``
-    centres, best first, each outside the others' rings.
+    windows, best first, each outside the others' rings, as the mean of
+    their excess rows (:func:`_local_excess_centre`).
     """
     med, sd, _ = _sampled_median_sd(p)
     h = width * sd
@@ -595,7 +596,7 @@ def _local_peaks(p, count=1, width=0.1, quantiles=(0.01, 0.99), span=4.0):
         best = int(np.argmax(score))
         if not np.isfinite(score[best]):
             break
-        centres.append(float(grid[best]))
+        centres.append(_local_excess_centre(p, float(grid[best]), h, med, sd)[0])
         score[np.abs(grid - grid[best]) < 2.0 * ring[1]] = -np.inf
     return centres
 
@@ -800,8 +801,11 @@ _RESIDUAL_BAND = 4.0  # rows within this many robust sd of the median residual a
 
 
 def residual_design(Z, residual, slope):
-    """Rows ``[r, -f'(s) z, -f'(s)]``: their projection on ``(1, Delta)`` is the residual
-    at the fit moved by ``Delta`` (in ``[z, 1]`` coordinates), to first order."""
+    """Rows ``[r, -f'(s) z, -f'(s)]`` of the residuals' first-order expansion.
+
+    Their projection on ``(1, Delta)`` is, to first order, the residual at the
+    fit moved by ``Delta`` (in ``[z, 1]`` coordinates).
+    """
     n, d = Z.shape
     A = np.empty((n, d + 2))
     A[:, 0] = residual
@@ -824,13 +828,15 @@ def residual_mass_mask(Z, residual, slope, response, budget, max_masses=4):
     (:func:`_local_peaks`; residuals are heavy-tailed, so no Gaussian fit), the
     hyperplane refined onto the rows on it (:func:`_refine_hyperplane` from
     ``v = (1, 0)``, windows of ``_RESIDUAL_REFINE`` robust sd, local
-    backgrounds) and the same test (:func:`_spike_window`, with ``d + 2`` free
-    parameters). Each mass's refined ``v`` starts the search for the next.
-    Only rows within ``_RESIDUAL_BAND`` robust sd of the median residual are
-    searched (the fit's band: gross outliers would hide a continuous
-    background). A mass whose rows hold fewer distinct responses than half
-    their number is the data's own (integer, rounded or censored responses)
-    and is kept, as the covariate filter keeps lattice planes.
+    backgrounds; not when the mass is sharp already, which the refinement's
+    steps could blur) and the same test (:func:`_spike_window`, with ``d + 2``
+    free parameters). When the largest peak fails, the second is tried. Each
+    mass's ``v`` starts the search for the next. Only rows within
+    ``_RESIDUAL_BAND`` robust sd of the median residual are searched (the
+    fit's band: gross outliers would hide a continuous background). A mass
+    whose rows hold fewer distinct responses than half their number is the
+    data's own (integer, rounded or censored responses): it is kept and the
+    search stops, as the covariate filter keeps lattice planes.
 
     Parameters
     ----------
@@ -867,12 +873,20 @@ def residual_mass_mask(Z, residual, slope, response, budget, max_masses=4):
     free = np.ones(band.size, dtype=bool)
     for _ in range(max_masses):
         rest = A[free]
-        v, c = _refine_hyperplane(rest, v, _local_peaks(rest @ v)[0], widths=_RESIDUAL_REFINE,
-                                  centre=_local_excess_centre)
-        p = A @ v
-        h = _spike_window(p[free], c, d + 2)
-        if h is None:
+        found = None
+        for c in _local_peaks(rest @ v, count=2):  # the second peak when the first fails
+            v_c = v
+            if _spike_window(rest @ v, c, d + 2) is None:  # not sharp yet: refine
+                v_c, c = _refine_hyperplane(rest, v, c, widths=_RESIDUAL_REFINE,
+                                            centre=_local_excess_centre)
+            h = _spike_window(rest @ v_c, c, d + 2)
+            if h is not None:
+                found = v_c, c, h
+                break
+        if found is None:
             break
+        v, c, h = found
+        p = A @ v
         rows = np.flatnonzero(free & (np.abs(p - c) < h))
         if np.unique(response[band[rows]]).size < 0.5 * rows.size:
             break

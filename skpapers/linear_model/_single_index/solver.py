@@ -527,10 +527,11 @@ def _on_residual_masses(Z, y, link, screens, block=65_536):
 
 
 def _screens_to_whitening(screens, old, new, directions, at):
-    """The screens of :func:`_drop_residual_masses` in another whitening (:func:`_change_whitening`).
+    """Carry the screens of :func:`_drop_residual_masses` into another whitening.
 
-    The fit ``(theta, b)`` and the correction ``v`` (its ``[z, 1]`` part) are
-    linear in ``[z, 1]``: each keeps its value on every row.
+    As :func:`_change_whitening` carries a fit: the fit ``(theta, b)`` and the
+    correction ``v`` (its ``[z, 1]`` part) are linear in ``[z, 1]``, and each
+    keeps its value on every row.
     """
     moved = []
     for theta, b, v, c, h in screens:
@@ -1141,7 +1142,8 @@ class RobustSingleIndexResult:
     contamination : float
         Fraction of the rows the final fit leaves out or explains poorly
         (clusters, squeezed rows, point masses, the covariate filter, point
-        masses of the residuals, residuals beyond 3 robust standard deviations): an estimate of the corrupted fraction,
+        masses of the residuals, residuals beyond 3 robust standard
+        deviations): an estimate of the corrupted fraction,
         inflated by heavy-tailed noise.
     """
 
