@@ -422,6 +422,8 @@ def squeeze_mask(Z, eps, rng, alpha=1e-3, n_power=8, min_features=8, direction=N
 _SPIKE_REFINE = (0.6, 0.45, 0.35, 0.25, 0.18, 0.12, 0.08, 0.05, 0.03)  # window half-widths (sd)
 _SPIKE_TEST = (0.003, 0.01, 0.03)  # half-widths of the spike test (sd)
 _SPIKE_RING = (0.1, 0.5)  # the local background around a spike (sd)
+_RESIDUAL_REFINE = (0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.01) * 2  # half-widths (sd), two passes
+_RESIDUAL_BAND = 4.0  # rows within this many robust sd of the median residual are searched
 
 
 def _start_bases(Zw):
@@ -563,7 +565,7 @@ def _local_excess_centre(p, c, h, med, sd):
     return float(np.clip(c + (p[rows] - c).sum() / excess, c - h, c + h)), excess
 
 
-def _local_peaks(p, count=1, width=0.1, quantiles=(0.01, 0.99), span=4.0):
+def _local_peaks(p, count=1, width=0.1, quantiles=(0.01, 0.99), span=_RESIDUAL_BAND):
     """Centres of the windows most in excess of their local background.
 
     Windows of half-width ``width`` robust sd are centred on a grid of step
@@ -794,10 +796,6 @@ def point_mass_mask(Z, eps, lattice=None, probe=None, min_rows_per_feature=20):
         drop[rows] = True
         planes.append((v, c, h))
     return drop, planes
-
-
-_RESIDUAL_REFINE = (0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.01) * 2  # half-widths (sd), two passes
-_RESIDUAL_BAND = 4.0  # rows within this many robust sd of the median residual are searched
 
 
 def residual_design(Z, residual, slope):

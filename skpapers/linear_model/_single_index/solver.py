@@ -468,11 +468,16 @@ def _drop_residual_masses(Z, y, theta, b, link, residual, *, eps, verbose, **ref
     where no residual cut sees them) sit on point masses of the residuals at
     the true coefficients; at the refitted ``(theta, b)`` they are tight
     clusters, which :func:`residual_mass_mask` corrects to first order and
-    tests. The rows found are dropped (at most ``2 eps`` of the rows of ``Z``
-    in all) and the rest refitted (:func:`_residual_refit` with the other
-    keywords, guarded at ``eps``); the next round searches the residuals of
-    the new fit, where the masses left are sharper. At most
-    ``_RESIDUAL_MASS_ROUNDS`` rounds, none once a round finds nothing.
+    tests. The first search runs at a pilot fit: the refit of the rows away
+    from the residuals' two largest peaks (:func:`peak_rows`), which undoes
+    most of the tilt (the refinement alone did not always reach a mass of a
+    twentieth of the rows from the tilted fit). The rows found are dropped (at
+    most ``2 eps`` of the rows of ``Z`` in all) and the rest refitted
+    (:func:`_residual_refit` with the other keywords, guarded at ``eps``);
+    each next round searches all rows at the new fit, where the masses are
+    sharper, and drops the rows it adds. At most ``_RESIDUAL_MASS_ROUNDS``
+    rounds, none once a round adds nothing; when none finds a mass, the fit
+    is returned unchanged (the pilot is not kept).
 
     ``residual`` is ``y - f(Z @ theta + b)``.
 
@@ -480,7 +485,7 @@ def _drop_residual_masses(Z, y, theta, b, link, residual, *, eps, verbose, **ref
     -------
     theta, b : the fit
     n_iter : int
-        Refit iterations.
+        Refit iterations, the pilot's included.
     kept : ndarray of shape (n_rows,), dtype=bool
         Rows of Z not on a mass.
     residual : ndarray
@@ -491,11 +496,12 @@ def _drop_residual_masses(Z, y, theta, b, link, residual, *, eps, verbose, **ref
     """
     n = y.shape[0]
     kept = np.ones(n, dtype=bool)
-    screens, n_iter = [], 0
+    screens = []
     budget = int(2.0 * eps * n)
     near = peak_rows(residual)
-    fit = _residual_refit(Z[~near], y[~near], theta, b, link, verbose=verbose, guard_eps=eps,
-                          **refit)[:2]  # the pilot: the fit without the rows near the peaks
+    *fit, n_iter, _, _ = _residual_refit(  # the pilot: the fit without the rows near the peaks
+        Z[~near], y[~near], theta, b, link, verbose=verbose, guard_eps=eps, **refit
+    )
     for _ in range(_RESIDUAL_MASS_ROUNDS):
         s = Z @ fit[0] + fit[1]
         on, masses = residual_mass_mask(Z, y - link.f(s), link.df(s), y, budget)
@@ -1358,7 +1364,7 @@ def robust_single_index(
     verbose.stage(f"robust gradient descent: {int(n_iter)} iteration(s)")
     fitted = int(keep.sum())
     refit = _REFIT["rounds"] and max_iter > 0 and eps > 0
-    residual_mask, masses = np.ones(keep.shape[0], dtype=bool), []
+    residual_mask, mass_screens = np.ones(keep.shape[0], dtype=bool), []
     if refit:
         descent = dict(fit_intercept=fit_intercept, location_z=location_z,
                        learning_rate=learning_rate, tol=tol, rng=rng)
@@ -1366,7 +1372,7 @@ def robust_single_index(
             Z, y_k, theta, b, link, verbose=verbose, guard_eps=eps, start=fit, **descent
         )
         n_iter += it
-        theta, b, it, kept, residual, masses = _drop_residual_masses(
+        theta, b, it, kept, residual, mass_screens = _drop_residual_masses(
             Z, y_k, theta, b, link, residual, eps=eps, verbose=verbose, **descent
         )
         n_iter += it
@@ -1379,8 +1385,8 @@ def robust_single_index(
         keep, location_all, W_all, Z, y_k, _ = _prepare(
             X, y, eps, whiten, rng, verbose, location, W, screens, whitening_rows=sub
         )
-        masses = _screens_to_whitening(
-            masses, (location, W), (location_all, W_all), unseen, unseen_at
+        mass_screens = _screens_to_whitening(
+            mass_screens, (location, W), (location_all, W_all), unseen, unseen_at
         )
         theta, b, unseen, unseen_at = _change_whitening(
             theta, b, (location, W), (location_all, W_all), unseen, unseen_at
@@ -1388,7 +1394,7 @@ def robust_single_index(
         location, W = location_all, W_all
         location_z = np.zeros(d) if fit_intercept else np.asarray(location @ W, float)
         Z = _project_out(Z, unseen)
-        massed = _on_residual_masses(Z, y_k, link, masses)
+        massed = _on_residual_masses(Z, y_k, link, mass_screens)
         residual_mask = np.ones(n, dtype=bool)
         if massed.any():
             residual_mask[np.flatnonzero(keep)[massed]] = False
