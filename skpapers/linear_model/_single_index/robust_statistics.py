@@ -812,6 +812,15 @@ def residual_design(Z, residual, slope):
     return A
 
 
+def residual_masses_searched(n, d, budget):
+    """Whether :func:`residual_mass_mask` searches ``n`` rows of ``d`` features.
+
+    Its refinement fits ``d + 2`` parameters on the rows of a window: at
+    least 20 rows per parameter, and a budget of at least one row.
+    """
+    return budget > 0 and n >= 20 * (d + 2)
+
+
 def residual_mass_mask(Z, residual, slope, response, budget, max_masses=4):
     """Rows whose residuals lie on a point mass once the fit is corrected to first order.
 
@@ -861,7 +870,7 @@ def residual_mass_mask(Z, residual, slope, response, budget, max_masses=4):
     n, d = Z.shape
     drop = np.zeros(n, dtype=bool)
     masses = []
-    if budget <= 0 or n < 20 * (d + 2):
+    if not residual_masses_searched(n, d, budget):
         return drop, masses
     med, sd, _ = _sampled_median_sd(residual)
     band = np.flatnonzero(np.abs(residual - med) <= _RESIDUAL_BAND * sd)

@@ -35,6 +35,7 @@ from skpapers.linear_model._single_index.robust_statistics import (
     point_mass_mask,
     residual_design,
     residual_mass_mask,
+    residual_masses_searched,
     robust_mean,
     robust_whitening,
     squeeze_mask,
@@ -499,6 +500,8 @@ def _drop_residual_masses(Z, y, theta, b, link, residual, *, eps, verbose, **ref
     screens = []
     budget = int(2.0 * eps * n)
     near = peak_rows(residual)
+    if not residual_masses_searched(n - int(near.sum()), Z.shape[1], budget):
+        return theta, b, 0, kept, residual, screens  # too few rows for the search
     *fit, n_iter, _, _ = _residual_refit(  # the pilot: the fit without the rows near the peaks
         Z[~near], y[~near], theta, b, link, verbose=verbose, guard_eps=eps, **refit
     )
