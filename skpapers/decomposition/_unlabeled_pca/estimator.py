@@ -368,7 +368,12 @@ class UnlabeledPCA(
       sample never had (statsmodels' star98 at rank 3, seed 1913 of the
       real-table benchmark: 0.41 on a clean entry of 0.18, the table 1.12 times
       worse than doing nothing; 0.76 reordered). A sample restored this way
-      is returned as a permutation of itself. A restoration is a point of the
+      is returned as a permutation of itself. On the 29 real tables of the
+      benchmark, fresh seeds 1920-1927 (1738 instances), the instances more
+      than 2% worse than doing nothing went from 1 (the malignant rows at rank
+      5, 1.17) to none, the mean ratio from 0.968 to 0.965; 62 instances
+      gained more than 0.01, 13 lost more than 0.01 (at most 0.06). A
+      restoration is a point of the
       subspace, which explains even a clean sample only to about the distance
       of the clean samples: on an entry the permutation left in place the
       given value is exact and the restoration's is off by the subspace's
