@@ -7,6 +7,8 @@ Seeds 10450-10457 were not used while the filter was developed.
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skpapers.datasets import make_contaminated_sim
 from skpapers.linear_model import RobustSingleIndexRegressor
@@ -83,3 +85,18 @@ def test_subsample_fit_applies_the_masses_to_all_rows():
     removed = ~est.residual_mask_
     assert removed[outliers].mean() >= 0.9
     assert removed[~outliers].mean() <= 0.03
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), share=st.floats(0.0, 0.3), budget=st.integers(0, 600))
+def test_residual_mass_mask_never_drops_more_than_its_budget(seed, share, budget):
+    # the documented cap (at most 2 eps n rows in the fit): whatever the masses
+    rng = np.random.RandomState(seed)
+    n, d = 4000, 3
+    Z = rng.standard_normal((n, d))
+    residual = 0.5 * rng.standard_t(2.5, size=n)
+    on = rng.rand(n) < share
+    residual[on] = rng.choice([-0.4, 0.4], size=on.sum())
+    drop, masses = residual_mass_mask(Z, residual, np.ones(n), rng.standard_normal(n), budget)
+    assert drop.sum() <= budget
+    assert drop.shape == (n,) and len(masses) <= 4
