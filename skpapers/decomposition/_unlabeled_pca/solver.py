@@ -152,8 +152,13 @@ def _describe(rows, count=None):
     """Name the samples of a boolean mask, or of its first indices and their ``count``."""
     rows = np.flatnonzero(rows) if count is None else np.asarray(rows)
     count = rows.size if count is None else count
-    head = ", ".join(str(i) for i in rows[:10])
-    return f"{count} sample(s) (indices {head}{', ...' if count > 10 else ''})"
+    return f"{count} sample(s) (indices {_first_indices(rows, count)})"
+
+
+def _first_indices(indices, count=None):
+    """Join the first 10 of ``indices`` with commas, with "..." if ``count`` is more."""
+    count = len(indices) if count is None else count
+    return ", ".join(str(i) for i in indices[:10]) + (", ..." if count > 10 else "")
 
 
 def observed(X, n_components, who="UnlabeledPCA", fitting=False):
@@ -170,10 +175,9 @@ def observed(X, n_components, who="UnlabeledPCA", fitting=False):
     mask = ~missing
     empty = np.flatnonzero(~mask.any(axis=0))
     if fitting and empty.size:
-        head = ", ".join(str(i) for i in empty[:10]) + (", ..." if empty.size > 10 else "")
         warnings.warn(
-            f"{who}: feature column(s) {head} are missing (NaN) in every sample. The "
-            "subspace has no information there: components_ is 0 along them, and "
+            f"{who}: feature column(s) {_first_indices(empty)} are missing (NaN) in every "
+            "sample. The subspace has no information there: components_ is 0 along them, and "
             "restore fills them with 0.",
             UserWarning,
             stacklevel=3,
@@ -298,9 +302,8 @@ def _warn_undetermined(M, flagged, r):
     few = np.flatnonzero((counts < r) & M.any(axis=0))
     if not few.size:
         return
-    head = ", ".join(str(i) for i in few[:10]) + (", ..." if few.size > 10 else "")
     warnings.warn(
-        f"UnlabeledPCA: feature column(s) {head} are observed in fewer than "
+        f"UnlabeledPCA: feature column(s) {_first_indices(few)} are observed in fewer than "
         f"n_components = {r} of the {int((~flagged).sum())} samples left unflagged "
         f"(as few as {int(counts[few].min())}): the samples that fit the subspace do "
         "not determine it along those features, and restorations can be wrong there. "
@@ -697,25 +700,13 @@ def _coefficients(
         replaced[rows] = moved
         entries = f" ({int(replaced.sum())} entries)"
     if loo is not None and restore_samples == "checked" and selected.any():
-        rows = np.flatnonzero(selected)
         again = functools.partial(
             _coefficients, threshold=threshold, stage2=stage2, restore_samples="checked",
             lsrf_tol=lsrf_tol, n_jobs=1, random_state=random_state,
             progress=Progress("unlabeled_pca", 0), flags=np.ones(1, dtype=bool),
             clean_distance=clean_distance, loo=None,
         )  # fmt: skip
-        held = rows[~_held_out_kept(Y, rows, U.shape[1], again, loo)]
-        C[held] = _least_squares(U, Y[held], None)
-        replaced[held] = selected[held] = False
-        if held.size:
-            entries += f"; {held.size} not kept on the subspace fitted without them"
-        kept = np.flatnonzero(selected)
-        B = restored(Y, C, replaced, None, U.T)  # the table as returned
-        explained = kept[_unexplained_after(Y, B, kept, U.shape[1], **loo) <= _UNEXPLAINED_FLAG]
-        C[explained] = _least_squares(U, Y[explained], None)
-        replaced[explained] = selected[explained] = False
-        if explained.size:
-            entries += f"; {explained.size} explained by the others' restorations, unchanged"
+        entries += _loo_rechecks(Y, U, C, replaced, selected, again, loo)
         if not selected.any():
             _warn_left_unchanged(int(flagged.sum()), loo=True)
     label = stage2
@@ -727,6 +718,35 @@ def _coefficients(
         f"Stage II ({label}): restored {int(selected.sum())} of {len(Y)} samples{entries}"
     )
     return C, replaced, M
+
+
+def _loo_rechecks(Y, U, C, replaced, selected, again, loo):
+    """Run checks (6) and (5) of ``restore_samples="checked"`` (leave-one-out rule).
+
+    A kept restoration must also be kept on the subspace fitted without its
+    sample (:func:`_held_out_kept`, with ``again``), and then its sample, as
+    given, must stay unexplained beside the other samples as returned
+    (:func:`_unexplained_after`). A sample that fails either is returned as
+    given (its coefficients become its projection): ``C``, ``replaced`` and
+    ``selected`` are updated in place. Returns the words for the progress line.
+    """
+
+    def give_back(rows):
+        C[rows] = _least_squares(U, Y[rows], None)
+        replaced[rows] = selected[rows] = False
+
+    rows = np.flatnonzero(selected)
+    held = rows[~_held_out_kept(Y, rows, U.shape[1], again, loo)]
+    give_back(held)
+    kept = np.flatnonzero(selected)
+    B = restored(Y, C, replaced, None, U.T)  # the table as returned
+    explained = kept[_unexplained_after(Y, B, kept, U.shape[1], **loo) <= _UNEXPLAINED_FLAG]
+    give_back(explained)
+    return (
+        (f"; {held.size} not kept on the subspace fitted without them" if held.size else "")
+        + (f"; {explained.size} explained by the others' restorations, unchanged"
+           if explained.size else "")
+    )
 
 
 def _held_out_kept(Y, rows, r, again, loo):
