@@ -97,13 +97,33 @@ def test_tail_cut_sees_rows_left_beyond_three_robust_sd():
     tau = rng.standard_normal(10_000)
     tau[:1000] *= np.sqrt(10.0)
     keep = np.abs(tau) < 4.5
-    kept = _tail_cut(tau, keep, budget=5000)
+    kept = _tail_cut([tau], keep, budget=5000)
     assert kept.sum() < keep.sum()
     assert not kept[np.abs(tau) > 1.6].any()
     for seed in range(4007, 4012):  # Gaussian projections: nothing goes
         tau = np.random.RandomState(seed).standard_normal(10_000)
         keep = np.ones(10_000, dtype=bool)
-        assert_array_equal(_tail_cut(tau, keep, budget=5000), keep)
+        assert_array_equal(_tail_cut([tau], keep, budget=5000), keep)
+
+
+def test_tail_cut_cuts_along_the_most_significant_direction_first():
+    # a fifth of the rows spread along e1; tau_b is 20 degrees from it, so its tail
+    # is heavy too, but less: cut first along it (the filter's last direction), the
+    # outliers' tail along e1 thins, and 55 of them stay beyond 1.8 along e1
+    rng = np.random.RandomState(11410)
+    Z = rng.standard_normal((10_000, 2))
+    Z[:2000, 0] *= np.sqrt(10.0)
+    keep = np.abs(Z[:, 0]) < 3.5
+    tau_a, tau_b = Z[:, 0], Z @ np.array([np.cos(0.35), np.sin(0.35)])
+    both = _tail_cut([tau_b, tau_a], keep, budget=5000)
+    assert_array_equal(both, _tail_cut([tau_a], keep, budget=5000))
+    assert not both[np.abs(Z[:, 0]) > 1.8].any()
+    assert both[2000:].mean() > 0.85  # the clean rows beyond 1.5 robust sd only
+    # the order given would have cut along tau_b, and left outliers far along e1
+    first_b = _tail_cut([tau_b], keep, budget=5000)
+    assert first_b.sum() < keep.sum()
+    assert (first_b[:2000] & (np.abs(Z[:2000, 0]) > 1.8)).sum() > 20
+    assert_array_equal(_tail_cut([tau_a], first_b, budget=5000), first_b)
 
 
 @pytest.mark.parametrize("seed", [4010, 4011, 4012])
