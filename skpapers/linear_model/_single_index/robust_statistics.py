@@ -927,13 +927,13 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
     variance of the outliers hides below an absolute level. The rows' tails
     are then tested (:func:`_tail_cut`, the most significant cut first) along
     the last eigenvector and along every earlier one at more than about 25
-    degrees from it: once the
-    down-weighting has thinned the outliers' tail along one direction, the
-    top eigenvector can move to another, and a test along the last one only
-    passed with a fifth of the rows spread at ten times the clean variance
-    along the first (condition number 1000, tanh, seeds 11000-11009: error
-    3.4 times the same fit on the clean rows on average, 5.4 on the worst
-    seed, against 1.9 and 2.5 with every direction tested).
+    degrees from it: once the down-weighting has thinned the outliers' tail
+    along one direction, the top eigenvector can move to another, and a test
+    along the last one only passed with a fifth of the rows spread at ten
+    times the clean variance along the first (condition number 1000, tanh,
+    seeds 11000-11009: error 3.4 times the same fit on the clean rows on
+    average, 5.4 on the worst seed, against 1.9 and 2.5 with every direction
+    tested).
 
     ``state`` (a dict or None) carries the last eigenvector from one call to the
     next in the same coordinates (the subsample's filter, then the pass over
