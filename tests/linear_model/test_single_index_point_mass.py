@@ -8,6 +8,7 @@ Seeds 4000-4012 were not used while these were developed.
 import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
+from scipy.special import ndtr
 
 from skpapers.datasets import make_contaminated_sim
 from skpapers.linear_model import RobustSingleIndexRegressor
@@ -97,13 +98,16 @@ def test_tail_cut_sees_rows_left_beyond_three_robust_sd():
     tau = rng.standard_normal(10_000)
     tau[:1000] *= np.sqrt(10.0)
     keep = np.abs(tau) < 4.5
-    kept = _tail_cut([tau], keep, budget=5000)
+    kept, gaussian = _tail_cut([tau], keep, budget=5000)
     assert kept.sum() < keep.sum()
     assert not kept[np.abs(tau) > 1.6].any()
+    # one cut: the Gaussian share beyond 1.5 sd of the rows it saw
+    assert gaussian == pytest.approx(2 * ndtr(-1.5) * keep.sum())
     for seed in range(4007, 4012):  # Gaussian projections: nothing goes
         tau = np.random.RandomState(seed).standard_normal(10_000)
         keep = np.ones(10_000, dtype=bool)
-        assert_array_equal(_tail_cut([tau], keep, budget=5000), keep)
+        assert_array_equal(_tail_cut([tau], keep, budget=5000)[0], keep)
+        assert _tail_cut([tau], keep, budget=5000)[1] == 0.0
 
 
 def test_tail_cut_cuts_along_the_most_significant_direction_first():
@@ -115,15 +119,15 @@ def test_tail_cut_cuts_along_the_most_significant_direction_first():
     Z[:2000, 0] *= np.sqrt(10.0)
     keep = np.abs(Z[:, 0]) < 3.5
     tau_a, tau_b = Z[:, 0], Z @ np.array([np.cos(0.35), np.sin(0.35)])
-    both = _tail_cut([tau_b, tau_a], keep, budget=5000)
-    assert_array_equal(both, _tail_cut([tau_a], keep, budget=5000))
+    both = _tail_cut([tau_b, tau_a], keep, budget=5000)[0]
+    assert_array_equal(both, _tail_cut([tau_a], keep, budget=5000)[0])
     assert not both[np.abs(Z[:, 0]) > 1.8].any()
     assert both[2000:].mean() > 0.85  # the clean rows beyond 1.5 robust sd only
     # the order given would have cut along tau_b, and left outliers far along e1
-    first_b = _tail_cut([tau_b], keep, budget=5000)
+    first_b = _tail_cut([tau_b], keep, budget=5000)[0]
     assert first_b.sum() < keep.sum()
     assert (first_b[:2000] & (np.abs(Z[:2000, 0]) > 1.8)).sum() > 20
-    assert_array_equal(_tail_cut([tau_a], first_b, budget=5000), first_b)
+    assert_array_equal(_tail_cut([tau_a], first_b, budget=5000)[0], first_b)
 
 
 @pytest.mark.parametrize("seed", [4010, 4011, 4012])

@@ -940,7 +940,8 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
     ``state`` (a dict or None) carries the last eigenvector from one call to the
     next in the same coordinates (the subsample's filter, then the pass over
     all rows): with a warm start the first round takes ``n_power[1]`` power
-    steps instead of ``n_power[0]``.
+    steps instead of ``n_power[0]``. It also receives, as ``"gaussian_cut"``,
+    the rows a Gaussian law would lose to the tail cuts (:func:`_tail_cut`).
 
     Returns
     -------
@@ -994,8 +995,11 @@ def covariate_filter(Z, eps, rng, max_rounds=50, n_power=(20, 5), centred=False,
         w, scale = w_new, None
     state["v"] = v
     earlier = [Z @ e - m @ e for e in visited if abs(e @ v) <= _SAME_DIRECTION]
-    return _tail_cut([tau, *earlier], w > 0.5, int(budget - (n - w.sum())),
-                     scales=[scale] + [None] * len(earlier))
+    keep, state["gaussian_cut"] = _tail_cut(
+        [tau, *earlier], w > 0.5, int(budget - (n - w.sum())),
+        scales=[scale] + [None] * len(earlier),
+    )
+    return keep
 
 
 def _sampled_median_sd(values):
@@ -1055,8 +1059,12 @@ def _tail_cut(taus, keep, budget, scales=None, cut=1.5):
     Returns
     -------
     keep : ndarray of shape (n_samples,), dtype=bool
+    gaussian : float
+        Rows a Gaussian law would lose to the cuts made (``2 Phi(-cut)`` of
+        the rows kept before each): what the cuts remove besides outliers.
     """
     taus = list(taus)
+    gaussian = 0.0
     scales = [None] * len(taus) if scales is None else list(scales)
     while taus and budget > 0 and np.any(keep):
         tests = [_tail_significance(tau, keep, scale)
@@ -1069,11 +1077,12 @@ def _tail_cut(taus, keep, budget, scales=None, cut=1.5):
         out = np.flatnonzero(keep & (dev > cut * sd))
         if out.size > budget:
             out = out[np.argsort(dev[out])[out.size - budget :]]
+        gaussian += 2.0 * ndtr(-cut) * np.count_nonzero(keep)
         keep = keep.copy()
         keep[out] = False
         budget -= out.size
         scales = [None] * len(taus)  # the kept rows changed
-    return keep
+    return keep, gaussian
 
 
 _TAIL_BANDS = ((2.0, _LARGE), (2.5, _LARGE), (_LARGE, np.inf))  # robust sd
