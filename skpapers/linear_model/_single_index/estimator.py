@@ -96,7 +96,8 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         fit (as 0) with a ``UserWarning`` that gives the measured reason: when
         a feature is discrete (at most 10 distinct values, or one value on more
         than 30 % of the rows; the robust stages are then skipped), when the
-        filters remove more than 30 % of the rows, or when more than half of
+        filters remove more than 30 % of the rows (besides the 13 % of
+        Gaussian rows each tail cut of the covariate filter drops), or when more than half of
         the rows share one response that the fit reproduces exactly (a
         zero-inflated y). None of these can be caused by corrupting at most a
         quarter of the rows of continuous data. With a float, the same signs
