@@ -103,6 +103,10 @@ def test_tail_cut_sees_rows_left_beyond_three_robust_sd():
     assert not kept[np.abs(tau) > 1.6].any()
     # one cut: the Gaussian share beyond 1.5 sd of the rows it saw
     assert gaussian == pytest.approx(2 * ndtr(-1.5) * keep.sum())
+    # a cut the budget stops drops no more Gaussian rows than rows
+    kept, gaussian = _tail_cut([tau], keep, budget=300)
+    assert keep.sum() - kept.sum() == 300
+    assert gaussian == 300
     for seed in range(4007, 4012):  # Gaussian projections: nothing goes
         tau = np.random.RandomState(seed).standard_normal(10_000)
         keep = np.ones(10_000, dtype=bool)

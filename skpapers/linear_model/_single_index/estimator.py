@@ -97,10 +97,10 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         a feature is discrete (at most 10 distinct values, or one value on more
         than 30 % of the rows; the robust stages are then skipped), when the
         filters remove more than 30 % of the rows (besides the 13 % of
-        Gaussian rows each tail cut of the covariate filter drops), or when more than half of
-        the rows share one response that the fit reproduces exactly (a
-        zero-inflated y). None of these can be caused by corrupting at most a
-        quarter of the rows of continuous data. With a float, the same signs
+        Gaussian rows each tail cut of the covariate filter drops), or when
+        more than half of the rows share one response that the fit reproduces
+        exactly (a zero-inflated y). None of these can be caused by corrupting
+        at most a quarter of the rows of continuous data. With a float, the same signs
         are warned about and the robust fit is kept.
     fit_intercept : bool, default=True
         Whether to fit an intercept (a heuristic extension: the theory has none).

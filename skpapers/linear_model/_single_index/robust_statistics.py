@@ -1061,7 +1061,8 @@ def _tail_cut(taus, keep, budget, scales=None, cut=1.5):
     keep : ndarray of shape (n_samples,), dtype=bool
     gaussian : float
         Rows a Gaussian law would lose to the cuts made (``2 Phi(-cut)`` of
-        the rows kept before each): what the cuts remove besides outliers.
+        the rows kept before each, at most the rows each cut drops): what the
+        cuts remove besides outliers.
     """
     taus = list(taus)
     gaussian = 0.0
@@ -1077,7 +1078,7 @@ def _tail_cut(taus, keep, budget, scales=None, cut=1.5):
         out = np.flatnonzero(keep & (dev > cut * sd))
         if out.size > budget:
             out = out[np.argsort(dev[out])[out.size - budget :]]
-        gaussian += 2.0 * ndtr(-cut) * np.count_nonzero(keep)
+        gaussian += min(2.0 * ndtr(-cut) * np.count_nonzero(keep), out.size)
         keep = keep.copy()
         keep[out] = False
         budget -= out.size
