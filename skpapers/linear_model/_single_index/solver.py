@@ -29,6 +29,7 @@ from skpapers.linear_model._single_index.robust_statistics import (
     covariate_filter,
     duplicate_mask,
     extreme_eigenpairs,
+    heavy_tail_direction,
     huber_clip,
     lattice_loadings,
     peak_rows,
@@ -913,6 +914,8 @@ def _prepare(X, y, eps, whiten, rng, verbose, location=None, W=None, screens=(()
         start = {}  # the filter's own start on all rows (random above 200 features)
         if Z_s is not None and Z_s.shape[1] <= _EXACT_START_MAX_DIM:
             start["v"] = _top_eigenvector(Z_s, centre=Z_s.mean(axis=0))
+        if Z_s is not None:  # and its heavy-tail direction, from the same rows
+            start["heavy"] = heavy_tail_direction(Z_s)
     verbose.stage(f"whitening ({whiten}) of {n} rows; {int(clustered.sum())} rows dropped "
                   "as copies in tight clusters, squeezed towards a line or on a point mass")
     keep = np.zeros(n, dtype=bool)
