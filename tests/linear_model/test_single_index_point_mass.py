@@ -230,7 +230,9 @@ def test_heavy_tail_direction_finds_a_spread_along_one_direction():
     Z[spread] += (3.0 * rng.standard_normal(spread.sum()))[:, None] * u
     assert abs(heavy_tail_direction(Z) @ u) > 0.95
     assert heavy_tail_direction(Z[:1999]) is None  # below 2 000 rows
-    assert heavy_tail_direction(Z[:, :2][:1999]) is None
+    wide = np.tile(Z[:2200], (1, 3))  # 60 features: below 40 rows per feature
+    assert heavy_tail_direction(wide) is None
+    assert heavy_tail_direction(wide[:, :50]) is not None
 
 
 def test_tail_cut_tests_each_direction_on_its_own_rows():
@@ -244,6 +246,29 @@ def test_tail_cut_tests_each_direction_on_its_own_rows():
     assert kept.all() and gaussian == 0
     kept, _ = _tail_cut([tau], keep, budget=5000)  # on all rows: cut beyond 1.5 sd
     assert not kept[np.abs(tau) > 2.0].any() and kept[np.abs(tau) < 1.5].all()
+
+
+def test_tail_cut_on_held_out_rows_needs_both_sides():
+    # a fifth of the rows at three times the sd on both sides: tested on the odd rows,
+    # cut beyond 2 robust sd (not 1.5), with its Gaussian share 2 Phi(-2); the same
+    # rows pushed to one side only (a skewed law) are not cut
+    rng = np.random.RandomState(4026)
+    tau = rng.standard_normal(10_000)
+    wide = rng.uniform(size=10_000) < 0.2
+    tau[wide] *= 3.0
+    keep = np.ones(10_000, dtype=bool)
+    odd = np.arange(10_000) % 2 == 1
+    kept, gaussian = _tail_cut([tau], keep, budget=5000, tested=[odd])
+    med = np.median(tau[odd])  # the scale is the tested rows'
+    sd = 1.4826 * np.median(np.abs(tau[odd] - med))
+    assert not kept[np.abs(tau - med) > 2.01 * sd].any()
+    assert kept[np.abs(tau - med) < 1.99 * sd].all()
+    assert gaussian == pytest.approx(2 * ndtr(-2.0) * 10_000)
+    tau[wide] = np.abs(tau[wide])  # the same tail on one side
+    kept, gaussian = _tail_cut([tau], keep, budget=5000, tested=[odd])
+    assert kept.all() and gaussian == 0
+    kept, _ = _tail_cut([tau], keep, budget=5000)  # tested on all rows, two-sided
+    assert not kept.all()
 
 
 @pytest.mark.parametrize("d", [20, 50])

@@ -98,11 +98,11 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
         than 30 % of the rows; the robust stages are then skipped), when the
         filters remove more than 30 % of the rows (besides the Gaussian rows
         each tail cut of the covariate filter drops: 13 %, or 4.6 % along the
-        most leptokurtic direction), or when
-        more than half of the rows share one response that the fit reproduces
-        exactly (a zero-inflated y). None of these can be caused by corrupting
-        at most a quarter of the rows of continuous data. With a float, the same signs
-        are warned about and the robust fit is kept.
+        most leptokurtic direction), or when more than half of the rows share
+        one response that the fit reproduces exactly (a zero-inflated y). None
+        of these can be caused by corrupting at most a quarter of the rows of
+        continuous data. With a float, the same signs are warned about and
+        the robust fit is kept.
     fit_intercept : bool, default=True
         Whether to fit an intercept (a heuristic extension: the theory has none).
     whiten : {"auto", "trimmed", "mcd", "diag"} or None, default="auto"
@@ -267,11 +267,12 @@ class RobustSingleIndexRegressor(RegressorMixin, DocLinkMixin, BaseEstimator):
       the filter stops as soon as the variance passes, which can leave rows
       spread at ten times the clean variance), the kept rows beyond 1.5 robust
       standard deviations along it are dropped, the most significant direction
-      first (along the most leptokurtic direction the tail must be too heavy
+      first, the most leptokurtic one only when no other fires (along it the
+      tail must be too heavy
       on both sides of the median, at levels 3, 3 and 4, and the cut is at 2
       robust standard deviations: a skewed feature is leptokurtic on one side,
-      and leftover hijack rows made the 1.5 cut cost more clean rows than it
-      removed outliers). Outliers spread along one direction with a wide law
+      and at 1.5 the cut fired on the rows a hijack leaves and made those fits
+      worse). Outliers spread along one direction with a wide law
       otherwise pass the variance test, and when the whitening has already
       stretched that direction, the filter's own directions can miss it;
       selecting rows by their covariates does not bias a correctly specified
