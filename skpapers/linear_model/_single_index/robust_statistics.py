@@ -425,6 +425,7 @@ _SPIKE_TEST = (0.003, 0.01, 0.03)  # half-widths of the spike test (sd)
 _SPIKE_RING = (0.1, 0.5)  # the local background around a spike (sd)
 _RESIDUAL_REFINE = (0.15, 0.1, 0.07, 0.05, 0.03, 0.02, 0.01) * 2  # half-widths (sd), two passes
 _RESIDUAL_BAND = 4.0  # rows within this many robust sd of the median residual are searched
+_RESIDUAL_WEIGHT = 1.0 / np.sqrt(2.0)  # least |v_0| of a residual mass (unit v)
 
 
 def _start_bases(Zw):
@@ -855,10 +856,19 @@ def _sharp_mass(A, v, c):
     The hyperplane is refined first (:func:`_refine_hyperplane`, windows of
     ``_RESIDUAL_REFINE`` robust sd, local backgrounds) unless the mass is
     sharp already, which the refinement's steps could blur; the test is
-    :func:`_spike_window` with as many free parameters as A has columns.
+    :func:`_spike_window` with as many free parameters as A has columns. A
+    mass is one of residuals, ``v = (1, Delta)`` up to scale with the
+    correction ``Delta`` no larger than the residual's weight
+    (``|v_0| >= 1/sqrt(2)``): the other columns of
+    :func:`residual_design` have point masses of their own (``-f'(s)`` is
+    constant for a linear link, and 0 on every inactive row of a ReLU); a
+    refinement turned towards one of them found "masses" of ten rows in a
+    235-row table (statsmodels' Engel data, identity link).
     """
     if _spike_window(A @ v, c, A.shape[1]) is None:
         v, c = _refine_hyperplane(A, v, c, widths=_RESIDUAL_REFINE, centre=_local_excess_centre)
+    if not abs(v[0]) >= _RESIDUAL_WEIGHT:  # a mass of the other columns, not of residuals
+        return v, c, None
     return v, c, _spike_window(A @ v, c, A.shape[1])
 
 
