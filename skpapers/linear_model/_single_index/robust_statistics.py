@@ -859,7 +859,7 @@ def residual_masses_searched(n, d, budget):
 
 
 def _sharp_mass(A, v, c):
-    """``(v, c, h)`` of a point mass at ``c`` along ``v`` of the rows A, or ``(v, c, None)``.
+    """Return ``(v, c, h)`` of a point mass at ``c`` along ``v`` of the rows A, or ``h`` None.
 
     The hyperplane is refined first (:func:`_refine_hyperplane`, windows of
     ``_RESIDUAL_REFINE`` robust sd, local backgrounds) unless the mass is
@@ -927,11 +927,12 @@ def residual_mass_mask(Z, residual, slope, response, budget, max_masses=4):
     ``v = (1, 0)``, windows of ``_RESIDUAL_REFINE`` robust sd, local
     backgrounds; not when the mass is sharp already, which the refinement's
     steps could blur) and the same test (:func:`_spike_window`, with ``d + 2``
-    free parameters). When the largest peak fails, the second is tried, then
-    the two largest along each direction their refinements reached
-    (:func:`_residual_mass`). Each mass's ``v`` starts the search for the next. Only rows within
-    ``_RESIDUAL_BAND`` robust sd of the median residual are searched (the
-    fit's band: gross outliers would hide a continuous background). A mass
+    free parameters). When the largest peak fails, the second is tried, then,
+    if the largest is a cluster, the two largest along each direction their
+    refinements reached (:func:`_residual_mass`). Each mass's ``v`` starts
+    the search for the next. Only rows within ``_RESIDUAL_BAND`` robust sd
+    of the median residual are searched (the fit's band: gross outliers
+    would hide a continuous background). A mass
     whose rows hold fewer distinct responses than half their number is the
     data's own (integer, rounded or censored responses): it is kept and the
     search stops, as the covariate filter keeps lattice planes.
