@@ -89,31 +89,38 @@ def test_subsample_fit_applies_the_masses_to_all_rows():
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**31 - 1), share=st.floats(0.0, 0.3), budget=st.integers(0, 600))
-def test_residual_mass_mask_never_drops_more_than_its_budget(seed, share, budget):
-    # the documented cap (at most 2 eps n rows in the fit): whatever the masses
+@given(seed=st.integers(0, 2**31 - 1), share=st.floats(0.0, 0.3), budget=st.integers(0, 600),
+       link=st.sampled_from(["identity", "relu"]))
+def test_residual_mass_mask_never_drops_more_than_its_budget(seed, share, budget, link):
+    # the documented cap (at most 2 eps n rows in the fit): whatever the masses; and
+    # every mass is one of residuals (|v_0| >= 1/sqrt(2)), even where the slope
+    # column has point masses of its own (constant for the identity, 0 on the
+    # inactive rows of a ReLU)
     rng = np.random.RandomState(seed)
     n, d = 4000, 3
     Z = rng.standard_normal((n, d))
     residual = 0.5 * rng.standard_t(2.5, size=n)
     on = rng.rand(n) < share
     residual[on] = rng.choice([-0.4, 0.4], size=on.sum())
-    drop, masses = residual_mass_mask(Z, residual, np.ones(n), rng.standard_normal(n), budget)
+    slope = np.ones(n) if link == "identity" else (rng.rand(n) < 0.5).astype(float)
+    drop, masses = residual_mass_mask(Z, residual, slope, rng.standard_normal(n), budget)
     assert drop.sum() <= budget
     assert drop.shape == (n,) and len(masses) <= 4
+    assert all(abs(v[0]) >= 1 / np.sqrt(2) - 1e-12 for v, _, _ in masses)
 
 
 # the robust gradient descent, before the masses are dropped, creeps along the tilt
 # the mass makes and stops at max_iter with a ConvergenceWarning (it did before the
 # refined peaks were searched); with max_iter=300 it converges, to errors within 3 %
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-@pytest.mark.parametrize("seed", [12601, 12607])
+@pytest.mark.parametrize("seed", [12601, 13203])
 def test_a_tilted_mass_is_found_along_a_refined_direction(seed):
     # d = 50, a fifth of the rows on a point mass along u with responses shifted
     # under the clip: the fit tilts towards u, and the windows of the residuals'
     # two largest peaks refine to a direction at |cos| 0.98-0.99 from the mass's
     # but settle beside it; before the peaks along the refined directions were
-    # searched too, nothing was found (3.59 and 2.56 times the fair oracle)
+    # searched too, nothing was found (3.59 and 2.66 times the fair oracle; 13203
+    # is from seeds 13200-13207, not used while the search was developed)
     X, y, coef, outliers = make_contaminated_sim(
         10_000, 50, "gelu", (2.5, 0.5), 0.2, "point_mass", random_state=seed
     )
@@ -150,7 +157,7 @@ def test_refined_directions_are_searched_only_from_a_cluster(monkeypatch):
     residual = 0.5 * rng.standard_t(2.5, size=n)
     slope = rng.uniform(0.2, 1.0, size=n)
     y = rng.standard_normal(n)
-    _, scores = robust_statistics._local_peaks(residual, count=2, scores=True)
+    _, scores = robust_statistics._local_peaks(residual, count=2)
     assert scores[0] < robust_statistics._RESIDUAL_CLUSTER
     calls = []
     refine = robust_statistics._refine_hyperplane
@@ -161,5 +168,5 @@ def test_refined_directions_are_searched_only_from_a_cluster(monkeypatch):
     assert len(calls) <= 2  # the two peaks along the fit's direction only
     # a tight cluster of a tenth of the rows (a tilted mass) scores far above
     residual[: n // 10] = 0.3 + 0.02 * rng.standard_normal(n // 10)
-    _, scores = robust_statistics._local_peaks(residual, count=2, scores=True)
+    _, scores = robust_statistics._local_peaks(residual, count=2)
     assert scores[0] >= 2 * robust_statistics._RESIDUAL_CLUSTER
