@@ -166,7 +166,13 @@ def test_refined_directions_are_searched_only_from_a_cluster(monkeypatch):
     drop, masses = residual_mass_mask(Z, residual, slope, y, budget=2000)
     assert not drop.any() and not masses
     assert len(calls) <= 2  # the two peaks along the fit's direction only
-    # a tight cluster of a tenth of the rows (a tilted mass) scores far above
+    # a tight cluster of a tenth of the rows (a tilted mass) scores far above, and
+    # the peaks along the refined directions are searched: at most two per
+    # direction, two directions; a cluster with noise is still not a point mass
     residual[: n // 10] = 0.3 + 0.02 * rng.standard_normal(n // 10)
     _, scores = robust_statistics._local_peaks(residual, count=2)
     assert scores[0] >= 2 * robust_statistics._RESIDUAL_CLUSTER
+    calls.clear()
+    drop, masses = residual_mass_mask(Z, residual, slope, y, budget=2000)
+    assert 2 < len(calls) <= 6
+    assert not drop.any() and not masses

@@ -874,11 +874,14 @@ def _sharp_mass(A, v, c):
     refinement turned towards one of them found "masses" of ten rows in a
     235-row table (statsmodels' Engel data, identity link).
     """
-    if _spike_window(A @ v, c, A.shape[1]) is None:
+    h = _spike_window(A @ v, c, A.shape[1])
+    if h is None:
         v, c = _refine_hyperplane(A, v, c, widths=_RESIDUAL_REFINE, centre=_local_excess_centre)
+        if abs(v[0]) >= _RESIDUAL_WEIGHT:
+            h = _spike_window(A @ v, c, A.shape[1])
     if not abs(v[0]) >= _RESIDUAL_WEIGHT:  # a mass of the other columns, not of residuals
         return v, c, None
-    return v, c, _spike_window(A @ v, c, A.shape[1])
+    return v, c, h
 
 
 def _residual_mass(A, v):
